@@ -1,0 +1,131 @@
+//! The one trait that search, network and self-play use for every game.
+
+use std::fmt::Debug;
+
+use crate::error::{IllegalMove, MoveParseError, SetupError};
+use crate::moves::{Action, MoveMask};
+use crate::outcome::Status;
+use crate::player::{ByPlayer, Player};
+use crate::setup::Setup;
+
+/// What a move did, beyond the new position.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sowing {
+    /// Seeds the move captured (or put in a store), for the mover or anyone.
+    pub captured: u16,
+    /// True when no earlier position can occur again after this move (a capture in Oware):
+    /// the repetition history is cleared.
+    pub irreversible: bool,
+}
+
+/// A sowing game with its rules fixed (a preset plus options). The rules value is small and
+/// cheap to clone; positions are `Copy` values and playing a move never allocates.
+///
+/// Actions are indices in `0..action_space()` counted from the mover's side (action 0 is the
+/// mover's first pit), so a network sees every position from the mover's seat.
+pub trait Game: Clone + Debug + Send + Sync + 'static {
+    /// A position: board, captures, side to move and whatever state the rules need.
+    type Position: Copy + Clone + Debug + PartialEq + Eq + Send + Sync + 'static;
+
+    /// The canonical rules string (preset plus every option), which [`crate::parse_rules`]
+    /// reads back to the same game.
+    fn rules_string(&self) -> String;
+
+    /// The initial position.
+    fn start(&self) -> Self::Position;
+
+    /// How many actions there are (at most [`crate::MAX_ACTIONS`]).
+    fn action_space(&self) -> usize;
+
+    /// The total number of seeds in play.
+    fn total_seeds(&self) -> u16;
+
+    /// The player to move (for a finished game: who would be).
+    fn side_to_move(&self, pos: &Self::Position) -> Player;
+
+    /// The legal actions; empty when the game is over.
+    fn legal_moves(&self, pos: &Self::Position) -> MoveMask;
+
+    /// Plays a legal action in place.
+    ///
+    /// # Panics
+    /// May panic or leave a meaningless position if `action` is not in `legal_moves(pos)`.
+    fn play_unchecked(&self, pos: &mut Self::Position, action: Action) -> Sowing;
+
+    /// Plays `action` if it is legal, returning the new position.
+    ///
+    /// # Errors
+    /// [`IllegalMove`] naming the move and why; `pos` is not changed.
+    fn play(&self, pos: &Self::Position, action: Action) -> Result<(Self::Position, Sowing), IllegalMove> {
+        if usize::from(action) >= self.action_space() {
+            return Err(IllegalMove::OutOfRange { action: action.into(), space: self.action_space() });
+        }
+        let side = self.side_to_move(pos);
+        if self.status(pos).is_over() {
+            return Err(IllegalMove::GameOver { label: self.move_label(side, action) });
+        }
+        if !self.legal_moves(pos).contains(action) {
+            return Err(IllegalMove::NotLegal {
+                label: self.move_label(side, action),
+                reason: self.why_illegal(pos, action),
+            });
+        }
+        let mut next = *pos;
+        let sowing = self.play_unchecked(&mut next, action);
+        Ok((next, sowing))
+    }
+
+    /// Why a move that is not in `legal_moves` is refused, in words.
+    fn why_illegal(&self, pos: &Self::Position, action: Action) -> String;
+
+    /// Ongoing, or the outcome of the finished game.
+    fn status(&self, pos: &Self::Position) -> Status;
+
+    /// A 64-bit hash of everything that decides the rest of the game.
+    fn hash(&self, pos: &Self::Position) -> u64;
+
+    /// Whether a position occurring again (since the last irreversible move, same player to
+    /// move) ends the game; see [`Game::settle_cycle`].
+    fn repetition_ends_game(&self) -> bool {
+        false
+    }
+
+    /// Ends the game as the cycle rule says (Oware: each player captures the seeds of their
+    /// own row). Called when a position repeats and [`Game::repetition_ends_game`] holds.
+    fn settle_cycle(&self, pos: &mut Self::Position) {
+        let _ = pos;
+    }
+
+    /// Seeds captured (or in the stores) of each player.
+    fn scores(&self, pos: &Self::Position) -> ByPlayer<u16>;
+
+    /// Seeds in every pit, in pit index order (RULES.md conventions).
+    fn pits<'a>(&self, pos: &'a Self::Position) -> &'a [u8];
+
+    /// The player who may sow pit `pit` (Ba-awa: its controller; elsewhere its row's owner).
+    fn controller(&self, pos: &Self::Position, pit: usize) -> Player;
+
+    /// The pit index that `action` sows when `side` moves.
+    fn action_pit(&self, side: Player, action: Action) -> usize;
+
+    /// The label of the pit `action` sows when `side` moves (`D`, `c`).
+    fn move_label(&self, side: Player, action: Action) -> String;
+
+    /// Reads a pit label as an action of `side`.
+    ///
+    /// # Errors
+    /// [`MoveParseError`] when the label names no pit, or a pit `side` does not sow.
+    fn parse_move(&self, pos: &Self::Position, text: &str) -> Result<Action, MoveParseError>;
+
+    /// The raw description of a position, as the protocol's `position` line writes it.
+    fn to_setup(&self, pos: &Self::Position) -> Setup;
+
+    /// Validates a raw position.
+    ///
+    /// # Errors
+    /// [`SetupError`] naming what is wrong (pit count, seed total, ...).
+    fn from_setup(&self, setup: &Setup) -> Result<Self::Position, SetupError>;
+
+    /// A human-readable board over several lines, pit labels included.
+    fn display(&self, pos: &Self::Position) -> String;
+}

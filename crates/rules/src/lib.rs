@@ -1,0 +1,41 @@
+//! Rules of the sowing games (the mancala family): Oware with its variants (Abapa, Ouril,
+//! Awale, grand-slam rules), Kalah, Ba-awa and Owela, as `RULES.md` specifies them.
+//!
+//! Every game implements [`Game`]; positions are small `Copy` values and playing a move does
+//! not allocate. [`parse_rules`] turns a rules string into an [`AnyGame`].
+//!
+//! ```
+//! use mancala_rules::{parse_rules, Game, Line};
+//!
+//! let game = parse_rules("oware").unwrap();
+//! let mut line = Line::new(game);
+//! line.play_label("D").unwrap();
+//! assert_eq!(
+//!     line.game().to_setup(line.position()).to_string(),
+//!     "north | 0 0 | 4 4 4 0 5 5 5 5 4 4 4 4 | ongoing"
+//! );
+//! ```
+
+pub mod any;
+pub mod ba_awa;
+pub mod error;
+pub mod game;
+pub mod hash;
+pub mod kalah;
+pub mod line;
+pub mod moves;
+pub mod options;
+pub mod outcome;
+pub mod owela;
+pub mod oware;
+pub mod player;
+pub mod setup;
+
+pub use any::{parse_rules, AnyGame, AnyPosition, PRESETS};
+pub use error::{IllegalMove, MoveParseError, RulesError, SetupError};
+pub use game::{Game, Sowing};
+pub use line::{Line, PlayError};
+pub use moves::{Action, MoveMask, MAX_ACTIONS};
+pub use outcome::{Outcome, Status};
+pub use player::{ByPlayer, Player};
+pub use setup::Setup;
