@@ -47,6 +47,8 @@ pub struct KalahPosition {
     pits: [u8; MAX_PITS],
     stores: ByPlayer<u8>,
     side: Player,
+    /// The legal moves (the mover's non-empty houses); none when the game is over.
+    legal: u16,
     status: Status,
 }
 
@@ -106,15 +108,15 @@ impl Kalah {
         mask & ((1u64 << h) - 1)
     }
 
-    /// Whether the game ends here, as the `end` option says (`pos.side` is the next mover).
+    /// Whether the game ends here, as the `end` option says, given the next mover's houses
+    /// that hold seeds (`legal`).
     #[inline]
-    fn is_end(&self, pos: &KalahPosition) -> bool {
-        match self.opts.end {
-            KalahEnd::EitherRowEmpty => {
-                self.row_mask(pos, Player::South) == 0 || self.row_mask(pos, Player::North) == 0
+    fn is_end(&self, pos: &KalahPosition, legal: u64) -> bool {
+        legal == 0
+            || match self.opts.end {
+                KalahEnd::EitherRowEmpty => self.row_mask(pos, !pos.side) == 0,
+                KalahEnd::MoverRowEmpty => false,
             }
-            KalahEnd::MoverRowEmpty => self.row_mask(pos, pos.side) == 0,
-        }
     }
 
     /// Ends the game: the seeds left in a row go to that row's owner.
@@ -126,14 +128,18 @@ impl Kalah {
             row.fill(0);
             pos.stores[side] += left;
         }
+        pos.legal = 0;
         pos.status = Status::Over(Outcome::from_totals(pos.stores.map(u16::from)));
     }
 
-    /// Ends the game if the rules say it is over.
+    /// Sets the legal moves of the side to move, or ends the game if the rules say it is over.
     #[inline]
     fn settle(&self, pos: &mut KalahPosition) {
-        if self.is_end(pos) {
+        let legal = self.row_mask(pos, pos.side);
+        if self.is_end(pos, legal) {
             self.finish(pos);
+        } else {
+            pos.legal = legal as u16;
         }
     }
 }
@@ -148,7 +154,10 @@ impl Game for Kalah {
     fn start(&self) -> KalahPosition {
         let mut pits = [0u8; MAX_PITS];
         pits[..2 * self.houses()].fill(self.opts.seeds);
-        KalahPosition { pits, stores: ByPlayer::new(0, 0), side: Player::South, status: Status::Ongoing }
+        let mut pos =
+            KalahPosition { pits, stores: ByPlayer::new(0, 0), side: Player::South, legal: 0, status: Status::Ongoing };
+        self.settle(&mut pos);
+        pos
     }
 
     fn action_space(&self) -> usize {
@@ -166,10 +175,7 @@ impl Game for Kalah {
 
     #[inline]
     fn legal_moves(&self, pos: &KalahPosition) -> MoveMask {
-        if pos.status.is_over() {
-            return MoveMask::EMPTY;
-        }
-        MoveMask(self.row_mask(pos, pos.side))
+        MoveMask(u64::from(pos.legal))
     }
 
     /// Sows house `action` of the side to move.
@@ -201,6 +207,8 @@ impl Game for Kalah {
             pos.stores[me] += laps;
             left = seeds % lap;
         }
+        // Where the last seed falls, on the mover's cycle (0..h own houses, h the store).
+        let last = if a + left >= lap { a + left - lap } else { a + left };
         // The rest from the house after the origin; fewer than a lap, so it stops before it.
         let first = (h - 1 - a).min(left);
         for p in &mut pos.pits[own + a + 1..own + a + 1 + first] {
@@ -220,8 +228,6 @@ impl Game for Kalah {
             }
         }
 
-        // Where the last seed fell, on the mover's cycle.
-        let last = (a + seeds) % lap;
         if last == h {
             // Extra turn: the mover stays.
         } else {
@@ -347,6 +353,7 @@ impl Game for Kalah {
             pits,
             stores: setup.scores.map(|s| s as u8),
             side: setup.side,
+            legal: 0,
             status: Status::Ongoing,
         };
         self.settle(&mut pos);
