@@ -2,7 +2,7 @@
 //! seed-by-seed model of RULES.md section 2 that every move is checked against.
 
 use mancala_rules::kalah::{Kalah, KalahPosition};
-use mancala_rules::{parse_rules, Action, AnyGame, Game, Line, Player, Setup, Status};
+use mancala_rules::{Action, AnyGame, Game, Line, Player, Setup, Status, parse_rules};
 use proptest::prelude::*;
 
 fn kalah(rules: &str) -> Kalah {
@@ -256,6 +256,7 @@ fn start_position_and_display() {
     let start = game.start();
     assert_eq!(game.to_setup(&start).to_string(), "south | 0 0 | 4 4 4 4 4 4 4 4 4 4 4 4 | ongoing");
     let board = game.display(&start);
+    eprintln!("{board}");
     assert!(board.contains("f   e   d   c   b   a"), "{board}");
     assert!(board.contains("A   B   C   D   E   F"), "{board}");
     assert!(board.ends_with("south to move"), "{board}");

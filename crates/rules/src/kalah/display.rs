@@ -20,19 +20,11 @@ pub(super) fn board(game: &Kalah, pos: &KalahPosition) -> String {
     let south: Vec<usize> = (0..h).collect();
     let margin = " ".repeat(CELL + 1);
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{margin}{}",
-        row(&mut north.iter().map(|&a| game.move_label(Player::North, a as u8)))
-    );
+    let _ = writeln!(out, "{margin}{}", row(&mut north.iter().map(|&a| game.move_label(Player::North, a as u8))));
     let _ = writeln!(out, "{margin}{}", row(&mut north.iter().map(|&a| pits[h + a].to_string())));
     let _ = writeln!(out, "{:>CELL$}{}{:>CELL$}", scores.north, " ".repeat(CELL * h + 2), scores.south);
     let _ = writeln!(out, "{margin}{}", row(&mut south.iter().map(|&a| pits[a].to_string())));
-    let _ = writeln!(
-        out,
-        "{margin}{}",
-        row(&mut south.iter().map(|&a| game.move_label(Player::South, a as u8)))
-    );
+    let _ = writeln!(out, "{margin}{}", row(&mut south.iter().map(|&a| game.move_label(Player::South, a as u8))));
     match game.status(pos) {
         Status::Ongoing => {
             let _ = write!(out, "{} to move", game.side_to_move(pos));

@@ -16,8 +16,8 @@
 //! A finished game has every seed in a store: the seeds left in a row go to the row's owner
 //! when the game ends, so `scores()` then are the final totals and every pit is empty.
 
-mod options;
 mod display;
+mod options;
 
 pub use options::{KalahEnd, KalahOptions, MAX_HOUSES, MAX_TOTAL_SEEDS};
 

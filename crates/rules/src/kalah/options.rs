@@ -3,7 +3,7 @@
 use std::fmt;
 
 use crate::error::RulesError;
-use crate::options::{parse_bool, parse_choice, parse_number, same_key, unknown_key, RulesSpec};
+use crate::options::{RulesSpec, parse_bool, parse_choice, parse_number, same_key, unknown_key};
 
 /// The most houses a row may have (32 pits fill the position's fixed array).
 pub const MAX_HOUSES: usize = 16;
