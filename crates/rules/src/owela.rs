@@ -29,7 +29,7 @@ use crate::error::{MoveParseError, RulesError, SetupError};
 use crate::game::{Game, Sowing};
 use crate::hash::hash_pits;
 use crate::moves::{Action, MoveMask};
-use crate::options::{parse_number, same_key, unknown_key, RulesSpec};
+use crate::options::{RulesSpec, parse_number, same_key, unknown_key};
 use crate::outcome::{Outcome, Status};
 use crate::player::{ByPlayer, Player};
 use crate::setup::Setup;
@@ -73,14 +73,19 @@ pub struct OwelaPosition {
 
 impl Owela {
     /// Reads the options of the `owela` preset: `columns` (6..=16, default 8), `min_sow`
-    /// (1..=2, default 2), `max_relay` (default 1000), `max_plies` (default 1000).
+    /// (1..=2, default 2: the setup's pits hold 2 seeds, so more would leave South no move),
+    /// `max_relay` (1..=1000000, default 1000), `max_plies` (1..=65535, default 1000).
     ///
     /// # Errors
     /// [`RulesError`] for a size suffix, an unknown key or a value out of range.
     pub fn from_spec(spec: &RulesSpec<'_>) -> Result<Self, RulesError> {
         if !spec.sizes.is_empty() {
             return Err(RulesError::BadSize {
-                text: format!("{}:{:?}", spec.preset, spec.sizes),
+                text: format!(
+                    "{}:{}",
+                    spec.preset,
+                    spec.sizes.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+                ),
                 reason: "owela takes no size suffix: write columns=N".to_string(),
             });
         }
