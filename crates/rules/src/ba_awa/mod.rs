@@ -25,6 +25,7 @@
 
 mod matches;
 mod position;
+mod sow;
 
 pub use matches::{match_layout, pits_earned};
 pub use position::{BaAwaPosition, PITS, ROW, SEEDS_PER_PIT, SINGLE_GAME_NORTH, TOTAL_SEEDS};
@@ -153,50 +154,17 @@ impl BaAwa {
 
     /// Sows from `pit` (rules 1 to 3, the relay guard of rule 5); returns the seeds captured.
     #[inline]
-    fn sow(&self, pos: &mut BaAwaPosition, mut pit: usize) -> u16 {
-        let mover = pos.side;
-        let mut caught = ByPlayer::new(0u16, 0u16);
-        let mut hand = pos.pits[pit];
-        pos.pits[pit] = 0;
-        let mut relays = 0u32;
-        loop {
-            for _ in 1..hand {
-                pit = if pit == PITS - 1 { 0 } else { pit + 1 };
-                pos.pits[pit] += 1;
-                if pos.pits[pit] == 4 {
-                    pos.pits[pit] = 0;
-                    let taker = match self.fours_to {
-                        FoursTo::Mover => mover,
-                        FoursTo::Controller => pos.controller_fast(pit),
-                    };
-                    caught[taker] += 4;
-                }
-            }
-            pit = if pit == PITS - 1 { 0 } else { pit + 1 };
-            let n = pos.pits[pit] + 1;
-            if n == 4 {
-                pos.pits[pit] = 0;
-                caught[mover] += 4;
-                break;
-            }
-            if n == 1 || relays == self.max_relay {
-                pos.pits[pit] = n;
-                break;
-            }
-            relays += 1;
-            pos.pits[pit] = 0;
-            hand = n;
-        }
-        pos.scores.south += caught.south;
-        pos.scores.north += caught.north;
-        caught.south + caught.north
-    }
-}
-
-impl BaAwaPosition {
-    #[inline]
-    fn controller_fast(&self, pit: usize) -> Player {
-        if self.north_controls >> pit & 1 == 1 { Player::North } else { Player::South }
+    fn sow(&self, pos: &mut BaAwaPosition, pit: usize) -> u16 {
+        let mover_north = pos.side == Player::North;
+        // Bit `i` set: a four made while sowing in pit `i` goes to North.
+        let fours_north = match self.fours_to {
+            FoursTo::Controller => pos.north_controls,
+            FoursTo::Mover => ALL_PITS * u16::from(mover_north),
+        };
+        let (south, north) = sow::sow(&mut pos.pits, pit, fours_north, mover_north, self.max_relay);
+        pos.scores.south += south;
+        pos.scores.north += north;
+        south + north
     }
 }
 
@@ -377,10 +345,10 @@ impl Game for BaAwa {
         let row = |pits: &[usize], f: &dyn Fn(usize) -> String| pits.iter().map(|&p| f(p)).collect::<String>();
         let mut out = String::new();
         out.push_str(&format!("North captured {}\n", pos.scores.north));
-        out.push_str(&format!("{}\n", row(&north, &label)));
+        out.push_str(&format!("{}\n", row(&north, &label).trim_end()));
         out.push_str(&format!("{}\n", row(&north, &cell)));
         out.push_str(&format!("{}\n", row(&south, &cell)));
-        out.push_str(&format!("{}\n", row(&south, &label)));
+        out.push_str(&format!("{}\n", row(&south, &label).trim_end()));
         out.push_str(&format!("South captured {}\n", pos.scores.south));
         out.push_str("(s/n after a count: the pit's controller)\n");
         match self.status(pos) {

@@ -91,11 +91,9 @@ impl BaAwaPosition {
     /// The non-empty pits as a bit mask.
     #[inline]
     pub(crate) fn occupied(&self) -> u16 {
-        let mut mask = 0u16;
-        for (i, &n) in self.pits.iter().enumerate() {
-            mask |= u16::from(n != 0) << i;
-        }
-        mask
+        let [a, b, c, d, e, f, g, h, i, j, k, l] = self.pits;
+        nonzero_bytes(u64::from_le_bytes([a, b, c, d, e, f, g, h]))
+            | nonzero_bytes(u64::from(u32::from_le_bytes([i, j, k, l]))) << 8
     }
 
     /// Moves every seed left on the board to `taker(pit)`'s captures.
@@ -125,4 +123,33 @@ impl BaAwaPosition {
 /// Builds the controller mask from a list of controllers in pit order.
 pub(crate) fn north_mask(controllers: &[Player; PITS]) -> u16 {
     controllers.iter().enumerate().fold(0, |m, (i, &p)| if p == Player::North { m | 1 << i } else { m })
+}
+
+/// Bit `i` set where byte `i` of `x` is not 0; every byte holds at most 48 seeds.
+#[inline]
+fn nonzero_bytes(x: u64) -> u16 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    // A byte below 0x80 plus 0x7f sets its high bit exactly when it is not 0, with no carry.
+    let high = (x + LOW7) & !LOW7;
+    // Gathers the eight high bits into one byte, byte `i` to bit `i`.
+    ((high >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u16
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nonzero_bytes_gathers_in_order() {
+        for mask in 0u16..256 {
+            let mut bytes = [0u8; 8];
+            for (i, b) in bytes.iter_mut().enumerate() {
+                if mask >> i & 1 == 1 {
+                    *b = 1 + (i as u8 * 7) % 48;
+                }
+            }
+            assert_eq!(nonzero_bytes(u64::from_le_bytes(bytes)), mask);
+        }
+        assert_eq!(nonzero_bytes(u64::from_le_bytes([48; 8])), 0xff);
+    }
 }
