@@ -21,14 +21,18 @@
 //! - A position line whose side to move controls no non-empty pit is settled on reading
 //!   (rule 4: the opponent takes the seeds left), so every position kept is consistent.
 //! - `max_plies`: the game ends when its ply count reaches `max_plies` (counted from the
-//!   start or from the position read).
+//!   start or from the position read). The ply count is part of the position and its hash.
+//! - Rule 4's 8-seed end is checked when a move ends, as the rule says: a position read with
+//!   8 seeds or fewer on the board goes on until the next move.
+//! - A game is over exactly when the board is empty (every ending hands the seeds left to a
+//!   player), so [`Game::status`] costs one subtraction.
 
 mod matches;
 mod position;
 mod sow;
 
 pub use matches::{match_layout, pits_earned};
-pub use position::{BaAwaPosition, PITS, ROW, SEEDS_PER_PIT, SINGLE_GAME_NORTH, TOTAL_SEEDS};
+pub use position::{BaAwaPosition, PITS, ROW, SEEDS_PER_PIT, TOTAL_SEEDS};
 
 use crate::error::{MoveParseError, RulesError, SetupError};
 use crate::game::{Game, Sowing};

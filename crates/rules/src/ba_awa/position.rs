@@ -12,8 +12,6 @@ pub const SEEDS_PER_PIT: u8 = 4;
 pub const TOTAL_SEEDS: u16 = PITS as u16 * SEEDS_PER_PIT as u16;
 /// All twelve pits as a bit mask.
 pub(crate) const ALL_PITS: u16 = (1 << PITS) - 1;
-/// The single-game layout: North controls a-f (bits 6..12), South A-F.
-pub const SINGLE_GAME_NORTH: u16 = ALL_PITS & !((1 << ROW) - 1);
 
 /// A Ba-awa position. The game is over exactly when no seed is left on the board: every way
 /// a game ends (rule 4, the ply guard) hands the seeds left to a player.
