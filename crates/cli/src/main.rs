@@ -1,1 +1,55 @@
-fn main() {}
+//! `mancala-zero`: a thin binary over the crates. Each subcommand parses its arguments,
+//! builds the settings, calls a library and reports; errors print their whole cause chain.
+
+mod cmd;
+
+use clap::{Parser, Subcommand};
+
+/// Self-play reinforcement learning for sowing games (Oware, Kalah, Ba-awa, Owela).
+#[derive(Parser, Debug)]
+#[command(name = "mancala-zero", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Train a player by self-play (no arguments: Oware on the embedded defaults).
+    Train(cmd::train::Args),
+    /// Play against the engine in the terminal.
+    Play(cmd::play::Args),
+    /// Speak the engine text protocol on stdin/stdout.
+    Engine(cmd::engine::Args),
+    /// Play a match between two agents and rate them.
+    Arena(cmd::arena::Args),
+    /// Measure speed: rules, search or network.
+    Bench(cmd::bench::Args),
+    /// Build or probe endgame databases.
+    Tablebase(cmd::tablebase::Args),
+    /// Write a run's best model as one self-describing file.
+    Export(cmd::export::Args),
+    /// Draw a run's Elo and loss curves to a PNG.
+    Plot(cmd::plot::Args),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Train(a) => cmd::train::run(a),
+        Command::Play(a) => cmd::play::run(a),
+        Command::Engine(a) => cmd::engine::run(a),
+        Command::Arena(a) => cmd::arena::run(a),
+        Command::Bench(a) => cmd::bench::run(a),
+        Command::Tablebase(a) => cmd::tablebase::run(a),
+        Command::Export(a) => cmd::export::run(a),
+        Command::Plot(a) => cmd::plot::run(a),
+    };
+    if let Err(e) = result {
+        eprintln!("error: {e}");
+        for cause in e.chain().skip(1) {
+            eprintln!("  caused by: {cause}");
+        }
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,10 @@
+//! One module a subcommand, each with its own `Args` and `run`.
+
+pub mod arena;
+pub mod bench;
+pub mod engine;
+pub mod export;
+pub mod plot;
+pub mod play;
+pub mod tablebase;
+pub mod train;
