@@ -12,6 +12,7 @@ const HIGH: u128 = 0x8080_8080_8080_8080_8080_8080_8080_8080;
 pub const NOT_ONE: u128 = 0xfefe_fefe_fefe_fefe_fefe_fefe_fefe_fefe;
 
 /// The mask that keeps the first `houses` bytes of a row word.
+#[inline]
 pub const fn row_mask(houses: usize) -> u128 {
     if houses >= 16 { u128::MAX } else { (1u128 << (8 * houses)) - 1 }
 }
@@ -43,17 +44,26 @@ pub fn row_sum(w: u128) -> u32 {
     (s.wrapping_mul(0x0101_0101_0101_0101) >> 56) as u32
 }
 
-/// The first 16 pits as one word: the whole board when it has at most 16 pits. Loading
-/// from pit 0 (where [`store_small`] writes) keeps the processor's store forwarding working.
+/// South's and North's rows as words, for rows of at most 8 houses. The board is read as
+/// two aligned words, where [`store_rows`] writes them (so the processor's store forwarding
+/// works), and North's row is shifted out of them; shifts are split in two halves so that
+/// none is by 64.
 #[inline(always)]
-pub fn load_small(pits: &[u8; PITS]) -> u128 {
-    let bytes: [u8; 16] = pits[..16].try_into().expect("16 pits");
-    u128::from_le_bytes(bytes)
+pub fn load_rows(pits: &[u8; PITS], houses: usize, mask: u64) -> (u64, u64) {
+    let lo = u64::from_le_bytes(pits[..8].try_into().expect("8 pits"));
+    let hi = u64::from_le_bytes(pits[8..16].try_into().expect("8 pits"));
+    let half = 4 * houses as u32;
+    (lo & mask, ((lo >> half >> half) | (hi << (64 - 2 * half))) & mask)
 }
 
+/// Writes South's and North's rows (at most 8 houses each) back as two aligned words.
 #[inline(always)]
-pub fn store_small(pits: &mut [u8; PITS], board: u128) {
-    pits[..16].copy_from_slice(&board.to_le_bytes());
+pub fn store_rows(pits: &mut [u8; PITS], houses: usize, south: u64, north: u64) {
+    let half = 4 * houses as u32;
+    let lo = south | (north << half << half);
+    let hi = north >> (64 - 2 * half);
+    pits[..8].copy_from_slice(&lo.to_le_bytes());
+    pits[8..16].copy_from_slice(&hi.to_le_bytes());
 }
 
 /// `PREFIX[k]`: a 1 in each of the first `k` bytes (k <= 8); for the per-row sowing.
@@ -230,6 +240,22 @@ mod tests {
                     assert_eq!(a, b, "houses {houses} house {house} seeds {seeds}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn rows_load_and_store() {
+        for houses in 1..=8usize {
+            let mut pits = [0u8; PITS];
+            for (i, p) in pits[..2 * houses].iter_mut().enumerate() {
+                *p = i as u8 + 1;
+            }
+            let (south, north) = load_rows(&pits, houses, row_mask(houses) as u64);
+            assert_eq!(south, u64::from_le_bytes(pits[..8].try_into().unwrap()) & row_mask(houses) as u64);
+            assert_eq!(north, u64::from_le_bytes(pits[houses..houses + 8].try_into().unwrap()) & row_mask(houses) as u64);
+            let mut back = [0u8; PITS];
+            store_rows(&mut back, houses, south, north);
+            assert_eq!(back, pits, "houses {houses}");
         }
     }
 

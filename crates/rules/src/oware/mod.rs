@@ -51,8 +51,8 @@ use crate::player::{ByPlayer, Player};
 use crate::setup::Setup;
 
 use board::{
-    capture_row, load_small, nonzero_mask, nonzero_mask64, row_mask, row_sum, row_sum64, row_word, sow, sow_rows,
-    store_small, NOT_ONE, OWN_ROW, PITS,
+    capture_row, load_rows, nonzero_mask, nonzero_mask64, row_mask, row_sum, row_sum64, row_word, sow, sow_rows,
+    store_rows, NOT_ONE, OWN_ROW, PITS,
 };
 pub use options::{Cycle, GrandSlam, OwareOptions, Singletons, UnfedEnd};
 
@@ -214,7 +214,8 @@ impl Oware {
     #[inline(always)]
     fn row(&self, pits: &[u8; PITS], player: Player) -> u128 {
         if self.houses <= 8 {
-            (load_small(pits) >> (8 * self.row_start(player))) & self.row_mask
+            let (south, north) = load_rows(pits, self.houses, self.row_mask as u64);
+            u128::from(if player == Player::South { south } else { north })
         } else {
             row_word(pits, self.row_start(player), self.row_mask)
         }
@@ -262,6 +263,8 @@ impl Oware {
 
     /// The move filters, stage by stage, for positions off the fast path and for
     /// [`Game::why_illegal`].
+    #[cold]
+    #[inline(never)]
     fn filters(&self, pos: &OwarePosition) -> Filters {
         let side = pos.side;
         let own = self.row(&pos.pits, side);
@@ -323,6 +326,8 @@ impl Oware {
 
     /// Each player captures the seeds of their own row and the game ends (rules 5 and 8,
     /// the Ouril fallback).
+    #[cold]
+    #[inline(never)]
     fn collect_rows(&self, pos: &mut OwarePosition) {
         for p in Player::BOTH {
             pos.scores[p] += row_sum(self.row(&pos.pits, p)) as u16;
@@ -335,6 +340,8 @@ impl Oware {
     /// and loses at once, by forfeit. The move captures nothing; every seed, the board's and
     /// the mover's captures, is credited to the opponent (scores 0 and the total), so the
     /// result follows from the scores as for every other end.
+    #[cold]
+    #[inline(never)]
     fn forfeit(&self, pos: &mut OwarePosition, mover: Player) {
         let winner = !mover;
         pos.scores[winner] = self.total;
@@ -419,6 +426,8 @@ impl Oware {
     }
 
     /// A forced grand slam under `forbidden`: the mover loses (see [`Oware::forfeit`]).
+    #[cold]
+    #[inline(never)]
     fn forced_grand_slam(&self, pos: &mut OwarePosition, mover: Player) -> Sowing {
         pos.plies = pos.plies.saturating_add(1);
         pos.bonus = false;
@@ -432,10 +441,7 @@ impl Oware {
     fn play_small(&self, pos: &mut OwarePosition, house: usize) -> Sowing {
         let houses = self.houses;
         let mover = pos.side;
-        let mask = self.row_mask as u64;
-        let board = load_small(&pos.pits);
-        let south = board as u64 & mask;
-        let north = (board >> (8 * houses)) as u64 & mask;
+        let (south, north) = load_rows(&pos.pits, houses, self.row_mask as u64);
         let (mut own, mut opp) = if mover == Player::South { (south, north) } else { (north, south) };
         let last = sow_rows(&mut own, &mut opp, house, houses);
         let mut captured = 0u16;
@@ -445,7 +451,7 @@ impl Oware {
             if taken > 0 {
                 let rule = if taken == row_sum64(opp) { self.grand_slam() } else { Some((true, false)) };
                 let Some((take, extra)) = rule else {
-                    self.store_rows(pos, mover, own, opp);
+                    self.put_rows(pos, mover, own, opp);
                     return self.forced_grand_slam(pos, mover);
                 };
                 if take {
@@ -455,7 +461,7 @@ impl Oware {
                 }
             }
         }
-        self.store_rows(pos, mover, own, opp);
+        self.put_rows(pos, mover, own, opp);
         // The next player sows from `opp`; with seeds on both rows and plain options, every
         // non-empty house of theirs is legal.
         let legal = if self.plain && !extra_turn && own != 0 { nonzero_mask64(opp) } else { 0 };
@@ -463,9 +469,9 @@ impl Oware {
     }
 
     #[inline(always)]
-    fn store_rows(&self, pos: &mut OwarePosition, mover: Player, own: u64, opp: u64) {
+    fn put_rows(&self, pos: &mut OwarePosition, mover: Player, own: u64, opp: u64) {
         let (south, north) = if mover == Player::South { (own, opp) } else { (opp, own) };
-        store_small(&mut pos.pits, u128::from(south) | u128::from(north) << (8 * self.houses));
+        store_rows(&mut pos.pits, self.houses, south, north);
     }
 
     fn row_labels(&self, side: Player) -> String {
@@ -523,7 +529,7 @@ impl Game for Oware {
     /// # Panics
     /// If `action` sows an empty house or is outside the row; other illegal actions leave a
     /// meaningless position.
-    #[inline]
+    #[inline(always)]
     fn play_unchecked(&self, pos: &mut OwarePosition, action: Action) -> Sowing {
         let houses = self.houses;
         let house = usize::from(action);
