@@ -10,6 +10,8 @@ const LOW7: u128 = 0x7f7f_7f7f_7f7f_7f7f_7f7f_7f7f_7f7f_7f7f;
 const HIGH: u128 = 0x8080_8080_8080_8080_8080_8080_8080_8080;
 /// Every byte 0xfe: masks a row word down to the bits that are set only in counts of 2 or more.
 pub const NOT_ONE: u128 = 0xfefe_fefe_fefe_fefe_fefe_fefe_fefe_fefe;
+/// Every byte 0xfc: a row word masked with it is non-zero when some house holds 4 or more.
+pub const FOUR_OR_MORE: u128 = 0xfcfc_fcfc_fcfc_fcfc_fcfc_fcfc_fcfc_fcfc;
 
 /// The mask that keeps the first `houses` bytes of a row word.
 #[inline]

@@ -52,7 +52,7 @@ use crate::setup::Setup;
 
 use board::{
     capture_row, load_rows, nonzero_mask, nonzero_mask64, row_mask, row_sum, row_sum64, row_word, sow, sow_rows,
-    store_rows, NOT_ONE, OWN_ROW, PITS,
+    store_rows, FOUR_OR_MORE, NOT_ONE, OWN_ROW, PITS,
 };
 pub use options::{Cycle, GrandSlam, OwareOptions, Singletons, UnfedEnd};
 
@@ -293,26 +293,69 @@ impl Oware {
                 singles = big;
             }
         }
-        let mut legal = singles;
-        if self.options.grand_slam == GrandSlam::Forbidden {
-            let fair = MoveMask(u64::from(singles))
-                .iter()
-                .filter(|&a| !self.trial(&pos.pits, side, usize::from(a)).is_grand_slam())
-                .fold(0, |m, a| m | 1 << a);
-            // Only grand slams left: the mover must play one (and loses, see play_unchecked).
-            if fair != 0 {
-                legal = fair;
+        let legal = self.without_grand_slams(&pos.pits, side, singles);
+        Filters { sown, fed, singles, legal }
+    }
+
+    /// Under `grand_slam=forbidden`, the candidates that are not grand slams, or all of them
+    /// when every one is (the mover must play one and loses); otherwise the candidates.
+    #[inline(always)]
+    fn without_grand_slams(&self, pits: &[u8; PITS], side: Player, candidates: u32) -> u32 {
+        if self.options.grand_slam != GrandSlam::Forbidden {
+            return candidates;
+        }
+        let slams = self.grand_slams(pits, side, candidates);
+        if slams == candidates { candidates } else { candidates & !slams }
+    }
+
+    /// The candidate moves that are grand slams.
+    #[cold]
+    #[inline(never)]
+    fn grand_slams(&self, pits: &[u8; PITS], side: Player, candidates: u32) -> u32 {
+        // Sowing only adds seeds: an opponent's house of 4 or more is never captured and
+        // never emptied, so no move is a grand slam.
+        if self.row(pits, !side) & FOUR_OR_MORE != 0 {
+            return 0;
+        }
+        let moves = MoveMask(u64::from(candidates)).iter();
+        if self.houses <= 8 {
+            let (south, north) = load_rows(pits, self.houses, self.row_mask as u64);
+            let (own, opp) = if side == Player::South { (south, north) } else { (north, south) };
+            moves
+                .filter(|&a| {
+                    let (mut own, mut opp) = (own, opp);
+                    let last = sow_rows(&mut own, &mut opp, usize::from(a), self.houses);
+                    last != OWN_ROW && {
+                        let taken = capture_row(opp, last).0;
+                        taken > 0 && taken == row_sum64(opp)
+                    }
+                })
+                .fold(0, |m, a| m | 1 << a)
+        } else {
+            moves.filter(|&a| self.trial(pits, side, usize::from(a)).is_grand_slam()).fold(0, |m, a| m | 1 << a)
+        }
+    }
+
+    /// The legal moves when both rows hold seeds and no bonus move is due: the non-empty
+    /// houses, less lone seeds under `singletons=restricted`, less grand slams under
+    /// `grand_slam=forbidden`. `own` is the mover's row word.
+    #[inline(always)]
+    fn legal_when_fed(&self, pits: &[u8; PITS], side: Player, own: u128) -> u32 {
+        let mut legal = nonzero_mask(own);
+        if self.options.singletons == Singletons::Restricted {
+            let big = nonzero_mask(own & NOT_ONE);
+            if big != 0 {
+                legal = big;
             }
         }
-        Filters { sown, fed, singles, legal }
+        self.without_grand_slams(pits, side, legal)
     }
 
     /// The legal moves of the side to move, not looking at whether the game is over.
     #[inline(always)]
     fn compute_legal(&self, pos: &OwarePosition) -> u32 {
-        if !pos.bonus && self.plain && self.row(&pos.pits, !pos.side) != 0
-        {
-            nonzero_mask(self.row(&pos.pits, pos.side))
+        if !pos.bonus && self.row(&pos.pits, !pos.side) != 0 {
+            self.legal_when_fed(&pos.pits, pos.side, self.row(&pos.pits, pos.side))
         } else {
             self.filters(pos).legal
         }
@@ -462,9 +505,15 @@ impl Oware {
             }
         }
         self.put_rows(pos, mover, own, opp);
-        // The next player sows from `opp`; with seeds on both rows and plain options, every
-        // non-empty house of theirs is legal.
-        let legal = if self.plain && !extra_turn && own != 0 { nonzero_mask64(opp) } else { 0 };
+        // The next player sows from `opp`; with seeds on both rows their legal moves come
+        // from that word (0: worked out by `arrive`).
+        let legal = if self.plain && !extra_turn && own != 0 {
+            nonzero_mask64(opp)
+        } else if !extra_turn && own != 0 {
+            self.legal_when_fed(&pos.pits, !mover, u128::from(opp))
+        } else {
+            0
+        };
         self.after_move(pos, mover, captured, extra_turn, legal)
     }
 
@@ -752,5 +801,43 @@ impl Game for Oware {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::PRESETS;
+
+    fn game(rules: &str) -> Oware {
+        Oware::from_spec(&RulesSpec::parse(rules, PRESETS).unwrap()).unwrap()
+    }
+
+    /// The fast paths (word sowing, stored legal moves, the grand-slam pre-check) agree with
+    /// the stage-by-stage filters and byte-by-byte trials over random games.
+    #[test]
+    fn fast_paths_agree_with_the_filters() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for rules in ["oware", "ouril", "awale", "oware-capture-all singletons=restricted", "awale:8,15", "awale:3,2"] {
+            let g = game(rules);
+            for _ in 0..300 {
+                let mut pos = g.start();
+                while !pos.status.is_over() {
+                    assert_eq!(pos.legal, g.filters(&pos).legal, "{rules}: {pos:?}");
+                    let slams = (0..g.houses)
+                        .filter(|&a| pos.pits[g.row_start(pos.side) + a] > 0)
+                        .filter(|&a| g.trial(&pos.pits, pos.side, a).is_grand_slam())
+                        .fold(0u32, |m, a| m | 1 << a);
+                    let sown = nonzero_mask(g.row(&pos.pits, pos.side));
+                    assert_eq!(g.grand_slams(&pos.pits, pos.side, sown), slams, "{rules}: {pos:?}");
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    let legal = MoveMask(u64::from(pos.legal));
+                    let a = legal.nth((seed % legal.len() as u64) as usize).unwrap();
+                    g.play_unchecked(&mut pos, a);
+                }
+            }
+        }
     }
 }
