@@ -35,6 +35,11 @@
 //!   `max_plies`, then no legal move (rule 5). The repetition rule is applied by [`crate::Line`].
 //! - The ply count for `max_plies` is not part of a position's identity (`==`, hash): it is a
 //!   guard, and a repetition must be seen as one.
+//! - A game won by a majority (rule 7) leaves the seeds still on the board there, uncounted.
+//!   OpenSpiel's `oware` instead lets each player take their own row after every game-ending
+//!   move; the winner is the same, only the final scores differ.
+//! - The Ouril bonus-move flag is part of the position but not of the protocol's position
+//!   line: [`Game::from_setup`] reads it as off.
 
 mod board;
 pub mod options;
@@ -169,8 +174,8 @@ impl Oware {
     /// The game with these options.
     ///
     /// # Errors
-    /// [`RulesError::BadValue`] when houses are not in 1..=16 or the board would hold more
-    /// than 255 seeds.
+    /// [`RulesError::BadValue`] when houses are not in 1..=16, the board would hold no seed
+    /// or more than 255, or a ply limit is 0.
     pub fn new(options: OwareOptions) -> Result<Self, RulesError> {
         if !(1..=options::MAX_HOUSES).contains(&u32::from(options.houses)) {
             return Err(RulesError::BadValue {
@@ -185,6 +190,14 @@ impl Oware {
                 key: "seeds".to_string(),
                 value: options.seeds.to_string(),
                 allowed: format!("at least 1 and at most {} seeds in all", options::MAX_TOTAL_SEEDS),
+            });
+        }
+        if options.max_plies == 0 || options.cycle == Cycle::Plies(0) {
+            let (key, value) = if options.max_plies == 0 { ("max_plies", "0") } else { ("cycle", "plies:0") };
+            return Err(RulesError::BadValue {
+                key: key.to_string(),
+                value: value.to_string(),
+                allowed: "at least one ply".to_string(),
             });
         }
         let houses = usize::from(options.houses);
