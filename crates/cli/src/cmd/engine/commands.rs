@@ -1,12 +1,12 @@
 //! The engine's state and what every protocol command does to it. Each command checks all of
 //! its input before it changes anything, so a refused command leaves the engine as it was.
 
-use anyhow::{anyhow, bail, Context};
+use anyhow::{Context, anyhow, bail};
 use mancala_mcts::{Evaluator, Search, SearchConfig};
-use mancala_rules::{parse_rules, AnyGame, Game, IllegalMove, Line, PlayError, MAX_ACTIONS};
+use mancala_rules::{AnyGame, Game, IllegalMove, Line, MAX_ACTIONS, PRESETS, PlayError, parse_rules};
 
 use super::evaluators::EvaluatorSource;
-use super::settings::{Setting, Settings, KEYS};
+use super::settings::{KEYS, Setting, Settings};
 
 /// Every command, in the order `list_commands` answers them.
 pub const COMMANDS: &[&str] = &[
@@ -138,6 +138,12 @@ impl Engine {
 
     /// `game PRESET [key=value ...]`: a new game under new rules.
     fn new_game(&mut self, args: &[&str]) -> anyhow::Result<String> {
+        if args.is_empty() {
+            bail!(
+                "game expects a preset then key=value options, e.g. 'game kalah:6,6'; presets: {}",
+                PRESETS.join(", ")
+            );
+        }
         let game = parse_rules(&args.join(" "))?;
         let evaluator = self
             .source
@@ -328,7 +334,13 @@ mod tests {
     struct LastMove;
 
     impl Evaluator<AnyGame> for LastMove {
-        fn evaluate(&mut self, game: &AnyGame, positions: &[<AnyGame as Game>::Position], p: &mut [f32], v: &mut [f32]) {
+        fn evaluate(
+            &mut self,
+            game: &AnyGame,
+            positions: &[<AnyGame as Game>::Position],
+            p: &mut [f32],
+            v: &mut [f32],
+        ) {
             let a = game.action_space();
             for (i, pos) in positions.iter().enumerate() {
                 let out = &mut p[i * a..(i + 1) * a];

@@ -26,7 +26,7 @@ pub struct RolloutSource;
 
 /// Kept apart from the search's own seed so that the playouts and the move sampling do not
 /// draw the same numbers.
-const ROLLOUT_SEED_SALT: u64 = 0x5eed_0f_7011_0075;
+const ROLLOUT_SEED_SALT: u64 = 0x5eed_0f70_1100_75aa;
 
 impl EvaluatorSource for RolloutSource {
     fn describe(&self) -> String {

@@ -22,6 +22,7 @@ pub use protocol::serve;
 
 /// Arguments of `mancala-zero engine`.
 #[derive(clap::Args, Debug)]
+#[command(after_help = AFTER_HELP)]
 pub struct Args {
     /// The game at start (a rules string: `oware`, `kalah:6,6`, `"oware grand_slam=capture-all"`);
     /// the `game` command changes it.
@@ -32,6 +33,16 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub model: Option<PathBuf>,
 }
+
+const AFTER_HELP: &str = "\
+The protocol (PROTOCOL.md): one command a line, `[id] name [args]`; answers `=[id] result` or
+`?[id] message`, each followed by an empty line. `list_commands` lists the commands.
+
+Search: MCTS with random rollouts unless --model is given. `set` changes, for the next
+genmove or analyze: simulations N (default 1000, at most 1000000), temperature T (default 0:
+the most visited move; else 0.05 to 100, sampling by visits^(1/T)), seed N (default 0: the
+same seed and commands give the same moves), threads N (accepted, 1 to 1024; the search runs
+on one thread in this build).";
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let source = evaluator_source(&args)?;

@@ -64,9 +64,9 @@ impl Setting {
             },
             "temperature" => match value.parse::<f32>() {
                 Ok(t) if t == 0.0 || (MIN_TEMPERATURE..=MAX_TEMPERATURE).contains(&t) => Ok(Setting::Temperature(t)),
-                _ => Err(bad(&format!(
-                    "0 (most visited move) or a number from {MIN_TEMPERATURE} to {MAX_TEMPERATURE}"
-                ))),
+                _ => {
+                    Err(bad(&format!("0 (most visited move) or a number from {MIN_TEMPERATURE} to {MAX_TEMPERATURE}")))
+                }
             },
             "seed" => value.parse::<u64>().map(Setting::Seed).map_err(|_| bad("a whole number from 0 to 2^64-1")),
             "threads" => match value.parse::<u32>() {
