@@ -334,3 +334,44 @@ fn max_plies_ply_count_is_not_identity() {
     assert_eq!(game.hash(&pos), game.hash(&fresh));
 }
 
+
+/// Random-playout speed on one core (legal moves, a random pick, play, status), the
+/// DESIGN.md headline: `cargo test --release -p mancala-rules --test oware_props -- --ignored
+/// --nocapture`.
+#[test]
+#[ignore = "a timing, not a check"]
+fn playout_speed() {
+    let list: Vec<String> = match std::env::var("OWARE_SPEED_RULES") {
+        Ok(rules) => vec![rules],
+        Err(_) => ["oware", "ouril", "awale"].map(String::from).to_vec(),
+    };
+    for rules in &list {
+        let game = oware(rules);
+        let mut rng = Rng(7);
+        let mut moves = 0u64;
+        let mut games = 0u64;
+        let start = std::time::Instant::now();
+        // A fixed number of games (for instruction counts), or as many as fit in 2 seconds.
+        let fixed: Option<u64> = std::env::var("OWARE_SPEED_GAMES").ok().and_then(|n| n.parse().ok());
+        while fixed.map_or(start.elapsed().as_secs_f64() < 2.0, |n| games < n) {
+            for _ in 0..fixed.map_or(1000, |n| n.min(1000)) {
+                let mut pos = game.start();
+                while !game.status(&pos).is_over() {
+                    let legal = game.legal_moves(&pos);
+                    let r = rng.next();
+                    let a = legal.nth(((r as u32 as u64 * legal.len() as u64) >> 32) as usize).unwrap();
+                    game.play_unchecked(&mut pos, a);
+                    moves += 1;
+                }
+                games += 1;
+            }
+        }
+        let secs = start.elapsed().as_secs_f64();
+        eprintln!(
+            "{rules}: {:.1} M moves/s, {:.0} games/s, {:.1} plies a game",
+            moves as f64 / secs / 1e6,
+            games as f64 / secs,
+            moves as f64 / games as f64
+        );
+    }
+}

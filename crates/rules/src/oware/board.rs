@@ -10,8 +10,11 @@ const LOW7: u128 = 0x7f7f_7f7f_7f7f_7f7f_7f7f_7f7f_7f7f_7f7f;
 const HIGH: u128 = 0x8080_8080_8080_8080_8080_8080_8080_8080;
 /// Every byte 0xfe: masks a row word down to the bits that are set only in counts of 2 or more.
 pub const NOT_ONE: u128 = 0xfefe_fefe_fefe_fefe_fefe_fefe_fefe_fefe;
+/// Every byte 0xfc: a row word masked with it is non-zero when some house holds 4 or more.
+pub const FOUR_OR_MORE: u128 = 0xfcfc_fcfc_fcfc_fcfc_fcfc_fcfc_fcfc_fcfc;
 
 /// The mask that keeps the first `houses` bytes of a row word.
+#[inline]
 pub const fn row_mask(houses: usize) -> u128 {
     if houses >= 16 { u128::MAX } else { (1u128 << (8 * houses)) - 1 }
 }
@@ -41,6 +44,113 @@ pub fn nonzero_mask(w: u128) -> u32 {
 pub fn row_sum(w: u128) -> u32 {
     let s = (w as u64).wrapping_add((w >> 64) as u64);
     (s.wrapping_mul(0x0101_0101_0101_0101) >> 56) as u32
+}
+
+/// South's and North's rows as words, for rows of at most 8 houses. The board is read as
+/// two aligned words, where [`store_rows`] writes them (so the processor's store forwarding
+/// works), and North's row is shifted out of them; shifts are split in two halves so that
+/// none is by 64.
+#[inline(always)]
+pub fn load_rows(pits: &[u8; PITS], houses: usize, mask: u64) -> (u64, u64) {
+    let lo = u64::from_le_bytes(pits[..8].try_into().expect("8 pits"));
+    let hi = u64::from_le_bytes(pits[8..16].try_into().expect("8 pits"));
+    let half = 4 * houses as u32;
+    (lo & mask, ((lo >> half >> half) | (hi << (64 - 2 * half))) & mask)
+}
+
+/// Writes South's and North's rows (at most 8 houses each) back as two aligned words.
+#[inline(always)]
+pub fn store_rows(pits: &mut [u8; PITS], houses: usize, south: u64, north: u64) {
+    let half = 4 * houses as u32;
+    let lo = south | (north << half << half);
+    let hi = north >> (64 - 2 * half);
+    pits[..8].copy_from_slice(&lo.to_le_bytes());
+    pits[8..16].copy_from_slice(&hi.to_le_bytes());
+}
+
+/// `PREFIX[k]`: a 1 in each of the first `k` bytes (k <= 8); for the per-row sowing.
+const PREFIX: [u64; 16] = {
+    let mut t = [0u64; 16];
+    let mut k = 1;
+    while k <= 8 {
+        t[k] = t[k - 1] | 1 << (8 * (k - 1));
+        k += 1;
+    }
+    t
+};
+
+/// No house: [`sow_rows`] found the last seed in the mover's own row.
+pub const OWN_ROW: usize = usize::MAX;
+
+/// [`sow`] for rows of at most 8 houses, each row one word (`own`: the mover's, `opp`:
+/// the opponent's), without a loop: full laps add a constant to every house, the rest is
+/// one run of ones in each of at most three row segments (own row after the origin, the
+/// opponent's row, own row from its start). Returns the opponent's house that received
+/// the last seed, or [`OWN_ROW`].
+#[inline(always)]
+pub fn sow_rows(own: &mut u64, opp: &mut u64, house: usize, houses: usize) -> usize {
+    debug_assert!(houses <= 8 && house < houses);
+    let shift = 8 * house as u32;
+    let seeds = ((*own >> shift) & 0xff) as usize;
+    debug_assert!(seeds > 0, "sowing an empty house");
+    *own &= !(0xffu64 << shift);
+    let lap = 2 * houses - 1;
+    let mut rem = seeds;
+    if seeds >= lap {
+        rem = seeds % lap;
+        let add = (seeds / lap) as u64 * PREFIX[houses & 15];
+        *own = (*own + add) & !(0xffu64 << shift);
+        *opp += add;
+    }
+    let after = rem.min(houses - 1 - house);
+    let beyond = rem - after;
+    let across = beyond.min(houses);
+    let again = beyond - across;
+    *own += (PREFIX[(house + 1 + after) & 15] ^ PREFIX[(house + 1) & 15]) + PREFIX[again & 15];
+    *opp += PREFIX[across & 15];
+    if rem == 0 {
+        // Whole laps only: the last seed fell just before the origin.
+        if house == 0 { houses - 1 } else { OWN_ROW }
+    } else if again == 0 && across > 0 {
+        across - 1
+    } else {
+        OWN_ROW
+    }
+}
+
+/// Bit `i` set when byte `i` of the row word is non-zero (8 houses at most).
+#[inline(always)]
+pub fn nonzero_mask64(w: u64) -> u32 {
+    let t = (((w & LOW7 as u64) + LOW7 as u64) | w) & HIGH as u64;
+    gather_high_bits(t)
+}
+
+/// The seeds in a row word of at most 8 houses.
+#[inline(always)]
+pub fn row_sum64(w: u64) -> u32 {
+    (w.wrapping_mul(0x0101_0101_0101_0101) >> 56) as u32
+}
+
+/// The capture of rule 2 in the opponent's row word: from house `last` backwards while
+/// the houses hold 2 or 3, not past the row's start. Returns the seeds and the bytes taken.
+#[inline(always)]
+pub fn capture_row(opp: u64, last: usize) -> (u32, u64) {
+    let mut taken = 0u32;
+    let mut clear = 0u64;
+    let mut house = last;
+    loop {
+        let c = ((opp >> (8 * house as u32)) & 0xff) as u32;
+        if c.wrapping_sub(2) > 1 {
+            break;
+        }
+        taken += c;
+        clear |= 0xff << (8 * house as u32);
+        if house == 0 {
+            break;
+        }
+        house -= 1;
+    }
+    (taken, clear)
 }
 
 /// Sows the seeds of pit `origin` over the first `n` pits, skipping the origin on every lap
@@ -107,6 +217,59 @@ mod tests {
         assert_eq!(row_sum(row_word(&b, 0, row_mask(16))), 136);
         assert_eq!(nonzero_mask(row_word(&b, 0, row_mask(16))), 0xffff);
         assert_eq!(row_sum(row_word(&b, 3, row_mask(2))), 9);
+    }
+
+    #[test]
+    fn row_sowing_agrees_with_the_loop() {
+        for houses in 1..=8usize {
+            let n = 2 * houses;
+            for house in 0..houses {
+                for seeds in 1..=(255 - 2 * n) {
+                    let mut a = [0u8; PITS];
+                    for (i, p) in a[..n].iter_mut().enumerate() {
+                        *p = (i % 3) as u8;
+                    }
+                    a[house] = seeds as u8;
+                    let mut own = u64::from_le_bytes(a[..8].try_into().unwrap()) & (row_mask(houses) as u64);
+                    let mut opp = u64::from_le_bytes(a[houses..houses + 8].try_into().unwrap()) & (row_mask(houses) as u64);
+                    let last = sow(&mut a, house, n);
+                    let got = sow_rows(&mut own, &mut opp, house, houses);
+                    let want = if last >= houses { last - houses } else { OWN_ROW };
+                    assert_eq!(got, want, "houses {houses} house {house} seeds {seeds}");
+                    let mut b = [0u8; PITS];
+                    b[..8].copy_from_slice(&own.to_le_bytes());
+                    b[houses..houses + 8].copy_from_slice(&opp.to_le_bytes());
+                    assert_eq!(a, b, "houses {houses} house {house} seeds {seeds}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rows_load_and_store() {
+        for houses in 1..=8usize {
+            let mut pits = [0u8; PITS];
+            for (i, p) in pits[..2 * houses].iter_mut().enumerate() {
+                *p = i as u8 + 1;
+            }
+            let (south, north) = load_rows(&pits, houses, row_mask(houses) as u64);
+            assert_eq!(south, u64::from_le_bytes(pits[..8].try_into().unwrap()) & row_mask(houses) as u64);
+            assert_eq!(north, u64::from_le_bytes(pits[houses..houses + 8].try_into().unwrap()) & row_mask(houses) as u64);
+            let mut back = [0u8; PITS];
+            store_rows(&mut back, houses, south, north);
+            assert_eq!(back, pits, "houses {houses}");
+        }
+    }
+
+    #[test]
+    fn word_captures() {
+        // Houses 0..6 hold 3 2 1 2 3 4: from house 4 back, 3 and 2 then the 1 stops.
+        let opp = u64::from_le_bytes([3, 2, 1, 2, 3, 4, 0, 0]);
+        assert_eq!(capture_row(opp, 4), (5, 0xffff << 24));
+        assert_eq!(capture_row(opp, 1), (5, 0xffff));
+        assert_eq!(capture_row(opp, 5), (0, 0));
+        assert_eq!(row_sum64(opp), 15);
+        assert_eq!(nonzero_mask64(opp), 0b111111);
     }
 
     #[test]
