@@ -128,7 +128,13 @@ fn same_result_with_one_and_two_threads() {
 
 #[test]
 fn records_parse_back_and_replay_to_their_result() {
-    let game = kalah();
+    for rules in ["kalah", "oware", "ba-awa", "owela"] {
+        records_replay(&parse_rules(rules).unwrap());
+    }
+}
+
+fn records_replay(game: &AnyGame) {
+    let game = game.clone();
     let result = play_match(&game, "greedy", "random", &factory(&game), &config(6, 5), &mut |_| Ok(())).unwrap();
     let mut buf = Vec::new();
     for r in &result.records {
