@@ -119,7 +119,9 @@ pub fn elo_interval(wdl: Wdl) -> (f64, f64, f64) {
 fn raw_variance(wdl: Wdl) -> f64 {
     let n = f64::from(wdl.games());
     let s = wdl.score();
-    (f64::from(wdl.wins) * (1.0 - s).powi(2) + f64::from(wdl.draws) * (0.5 - s).powi(2) + f64::from(wdl.losses) * s.powi(2))
+    (f64::from(wdl.wins) * (1.0 - s).powi(2)
+        + f64::from(wdl.draws) * (0.5 - s).powi(2)
+        + f64::from(wdl.losses) * s.powi(2))
         / n
 }
 
@@ -195,7 +197,7 @@ impl Sprt {
     /// # Errors
     /// [`SprtError`] when elo0 >= elo1 or a rate is outside (0, 1).
     pub fn validate(&self) -> Result<(), SprtError> {
-        if !(self.elo0 < self.elo1) || !self.elo0.is_finite() || !self.elo1.is_finite() {
+        if !self.elo0.is_finite() || !self.elo1.is_finite() || self.elo0 >= self.elo1 {
             return Err(SprtError::Order { elo0: self.elo0, elo1: self.elo1 });
         }
         for (name, value) in [("alpha", self.alpha), ("beta", self.beta)] {

@@ -25,10 +25,10 @@ pub mod play;
 pub mod record;
 pub mod table;
 
-pub use elo::{elo_from_score, elo_interval, score_from_elo, Sprt, SprtDecision, Wdl};
+pub use elo::{Sprt, SprtDecision, Wdl, elo_from_score, elo_interval, score_from_elo};
 pub use error::ArenaError;
-pub use matches::{play_match, AgentFactory, MatchConfig, MatchResult, OnGame, SprtReport};
-pub use opening::{openings, Opening};
+pub use matches::{AgentFactory, MatchConfig, MatchResult, OnGame, SprtReport, play_match};
+pub use opening::{Opening, openings};
 pub use play::play_game;
-pub use record::{read_records, write_record, GameRecord};
-pub use table::{fit_ratings, round_robin, Table};
+pub use record::{GameRecord, read_records, write_record};
+pub use table::{Table, fit_ratings, round_robin};

@@ -15,9 +15,9 @@ use mancala_rules::{Game, Player};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::elo::{elo_interval, Sprt, SprtDecision, Wdl};
+use crate::elo::{Sprt, SprtDecision, Wdl, elo_interval};
 use crate::error::ArenaError;
-use crate::opening::{openings, Opening};
+use crate::opening::{Opening, openings};
 use crate::play::play_game;
 use crate::record::GameRecord;
 

@@ -76,7 +76,9 @@ impl GameRecord {
         match line.status() {
             Status::Ongoing => Err(bad("the game is not over after the last move".into())),
             Status::Over(outcome) if outcome.to_string() == self.result => Ok(outcome),
-            Status::Over(outcome) => Err(bad(format!("recorded result '{}' but the moves give '{outcome}'", self.result))),
+            Status::Over(outcome) => {
+                Err(bad(format!("recorded result '{}' but the moves give '{outcome}'", self.result)))
+            }
         }
     }
 }
@@ -102,7 +104,8 @@ pub fn read_records<R: BufRead>(input: R) -> Result<Vec<GameRecord>, ArenaError>
         if line.trim().is_empty() {
             continue;
         }
-        let record = serde_json::from_str(&line).map_err(|e| ArenaError::RecordParse { line: i + 1, reason: e.to_string() })?;
+        let record =
+            serde_json::from_str(&line).map_err(|e| ArenaError::RecordParse { line: i + 1, reason: e.to_string() })?;
         out.push(record);
     }
     Ok(out)

@@ -7,7 +7,7 @@ use mancala_rules::Game;
 
 use crate::elo::Wdl;
 use crate::error::ArenaError;
-use crate::matches::{check_spec, in_pool, mix, run_match, AgentFactory, MatchConfig, MatchResult, OnGame};
+use crate::matches::{AgentFactory, MatchConfig, MatchResult, OnGame, check_spec, in_pool, mix, run_match};
 
 /// The results of a round robin.
 #[derive(Clone, Debug, PartialEq)]
@@ -48,8 +48,11 @@ pub fn round_robin<G: Game>(
     let mut matches = Vec::new();
     for i in 0..agents.len() {
         for j in i + 1..agents.len() {
-            let pair_config =
-                MatchConfig { games: games(i, j), seed: mix(config.seed, (i * agents.len() + j) as u64), ..config.clone() };
+            let pair_config = MatchConfig {
+                games: games(i, j),
+                seed: mix(config.seed, (i * agents.len() + j) as u64),
+                ..config.clone()
+            };
             pair_config.validate()?;
             matches.push((i, j, pair_config));
         }
@@ -60,7 +63,8 @@ pub fn round_robin<G: Game>(
             .map(|(i, j, c)| run_match(game, &agents[*i], &agents[*j], factory, c, on_game))
             .collect::<Result<Vec<_>, _>>()
     })?;
-    let results: Vec<(usize, usize, Wdl)> = matches.iter().zip(&pairs).map(|((i, j, _), m)| (*i, *j, m.total)).collect();
+    let results: Vec<(usize, usize, Wdl)> =
+        matches.iter().zip(&pairs).map(|((i, j, _), m)| (*i, *j, m.total)).collect();
     let ratings = fit_ratings(agents.len(), &results);
     Ok(Table { agents: agents.to_vec(), pairs, ratings })
 }

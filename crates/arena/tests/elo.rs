@@ -1,6 +1,6 @@
 //! Elo, interval, SPRT and rating-fit arithmetic on known values.
 
-use mancala_arena::elo::{elo_from_score, elo_interval, score_from_elo, Sprt, SprtDecision, Wdl, MAX_ELO};
+use mancala_arena::elo::{MAX_ELO, Sprt, SprtDecision, Wdl, elo_from_score, elo_interval, score_from_elo};
 use mancala_arena::fit_ratings;
 
 fn wdl(wins: u32, draws: u32, losses: u32) -> Wdl {

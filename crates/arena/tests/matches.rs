@@ -4,10 +4,10 @@
 use std::collections::HashSet;
 
 use mancala_arena::{
-    play_match, read_records, round_robin, write_record, ArenaError, GameRecord, MatchConfig, Sprt, SprtDecision,
+    ArenaError, GameRecord, MatchConfig, Sprt, SprtDecision, play_match, read_records, round_robin, write_record,
 };
-use mancala_mcts::{parse_agent, Agent, AgentError};
-use mancala_rules::{parse_rules, Action, AnyGame, Game, Line};
+use mancala_mcts::{Agent, AgentError, parse_agent};
+use mancala_rules::{Action, AnyGame, Game, Line, parse_rules};
 
 /// Always the first legal move: a deterministic agent that ignores its seed.
 struct First;
@@ -109,12 +109,11 @@ fn same_result_with_one_and_two_threads() {
     let run = |threads| {
         let c = MatchConfig { threads: Some(threads), ..config(8, 11) };
         let mut seen = Vec::new();
-        let result =
-            play_match(&game, "mcts:sims=60", "greedy", &factory(&game), &c, &mut |r: &GameRecord| {
-                seen.push(r.clone());
-                Ok(())
-            })
-            .unwrap();
+        let result = play_match(&game, "mcts:sims=60", "greedy", &factory(&game), &c, &mut |r: &GameRecord| {
+            seen.push(r.clone());
+            Ok(())
+        })
+        .unwrap();
         assert_eq!(seen, result.records, "records are handed out in game order");
         result
     };
@@ -221,8 +220,9 @@ fn bad_input_is_named() {
     assert!(err.to_string().contains("even number of games") && err.to_string().contains('5'), "{err}");
     let err = play_match(&game, "cheat", "random", &f, &config(2, 1), &mut |_| Ok(())).unwrap_err();
     assert!(matches!(&err, ArenaError::IllegalMove { agent, .. } if agent == "cheat"), "{err}");
-    let err = play_match(&game, "greedy", "random", &f, &config(4, 1), &mut |_| Err(std::io::Error::other("disk full")))
-        .unwrap_err();
+    let err =
+        play_match(&game, "greedy", "random", &f, &config(4, 1), &mut |_| Err(std::io::Error::other("disk full")))
+            .unwrap_err();
     assert!(err.to_string().contains("disk full"), "{err}");
 }
 

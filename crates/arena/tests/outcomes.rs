@@ -1,7 +1,7 @@
 //! The reference agents' strength order on Oware, as the issue asks: search beats chance
 //! and deeper search beats a one-ply capture count. Fixed seeds, games in parallel.
 
-use mancala_arena::{play_match, MatchConfig};
+use mancala_arena::{MatchConfig, play_match};
 use mancala_mcts::parse_agent;
 use mancala_rules::parse_rules;
 
