@@ -87,6 +87,11 @@ pub fn elo_from_score(score: f64) -> f64 {
     (-400.0 * (1.0 / score - 1.0).log10()).clamp(-MAX_ELO, MAX_ELO)
 }
 
+/// `elo` to whole points for display, without a negative zero (`-0.3` shows as `+0`).
+pub fn rounded(elo: f64) -> f64 {
+    elo.round() + 0.0
+}
+
 /// The score expected at an Elo difference.
 pub fn score_from_elo(elo: f64) -> f64 {
     1.0 / (1.0 + 10f64.powf(-elo / 400.0))

@@ -5,7 +5,7 @@ use std::fmt;
 
 use mancala_rules::Game;
 
-use crate::elo::Wdl;
+use crate::elo::{Wdl, rounded};
 use crate::error::ArenaError;
 use crate::matches::{AgentFactory, MatchConfig, MatchResult, OnGame, check_spec, in_pool, mix, run_match};
 
@@ -133,9 +133,9 @@ impl fmt::Display for Table {
                 m.total.draws,
                 m.total.losses,
                 100.0 * m.score(),
-                elo,
-                lo,
-                hi,
+                rounded(elo),
+                rounded(lo),
+                rounded(hi),
                 match &m.sprt {
                     Some(s) => format!("  sprt {}", s.decision),
                     None => String::new(),
@@ -147,7 +147,7 @@ impl fmt::Display for Table {
         let mut order: Vec<usize> = (0..self.agents.len()).collect();
         order.sort_by(|&x, &y| self.ratings[y].total_cmp(&self.ratings[x]));
         for i in order {
-            writeln!(f, "  {:<width$}  {:>+6.0}", self.agents[i], self.ratings[i])?;
+            writeln!(f, "  {:<width$}  {:>+6.0}", self.agents[i], rounded(self.ratings[i]))?;
         }
         Ok(())
     }

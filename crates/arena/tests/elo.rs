@@ -23,6 +23,12 @@ fn elo_of_known_scores() {
 }
 
 #[test]
+fn rounding_for_display_has_no_negative_zero() {
+    assert_eq!(format!("{:+.0}", mancala_arena::elo::rounded(-0.3)), "+0");
+    assert_eq!(format!("{:+.0}", mancala_arena::elo::rounded(-0.6)), "-1");
+}
+
+#[test]
 fn score_counts_draws_half() {
     assert_eq!(wdl(3, 2, 5).score(), 0.4);
     assert_eq!(wdl(3, 2, 5).flipped(), wdl(5, 2, 3));

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use mancala_arena::elo::rounded;
 use mancala_arena::{GameRecord, MatchConfig, MatchResult, Sprt, play_match, round_robin, write_record};
 use mancala_mcts::{Agent, parse_agent};
 use mancala_rules::{AnyGame, Game, parse_rules};
@@ -184,6 +185,7 @@ fn match_report(game: &AnyGame, config: &MatchConfig, m: &MatchResult) -> String
         let _ = writeln!(s, "sprt: {} (llr {:.2}, bounds [{:.2}, {:.2}]; {})", r.decision, r.llr, lower, upper, r.sprt);
     }
     let (elo, lo, hi) = m.elo();
+    let (elo, lo, hi) = (rounded(elo), rounded(lo), rounded(hi));
     let _ = writeln!(s, "score: {:.1}%", 100.0 * m.score());
     let _ = writeln!(s, "elo: {elo:+.0} [{lo:+.0}, {hi:+.0}]");
     s
