@@ -1,1 +1,21 @@
-//! placeholder
+//! Policy/value networks in burn for sowing games: the input encoding, the models (residual
+//! MLP and a residual 1-D convolution tower over the pit ring), the training step, model
+//! files, and [`NeuralEvaluator`], which plugs a network into the search through
+//! `mancala_mcts::Evaluator` without the search knowing burn exists.
+
+pub mod device;
+pub mod encoding;
+pub mod error;
+pub mod evaluator;
+pub mod file;
+pub mod fsutil;
+pub mod model;
+pub mod train;
+
+pub use device::{inference_device, training_device, DEVICES};
+pub use encoding::{encode, encode_batch, layout, Layout, ENCODING_VERSION};
+pub use error::NnError;
+pub use evaluator::NeuralEvaluator;
+pub use file::{load_model, model_bytes, read_model_file, save_model, ModelMeta};
+pub use model::{Architecture, Net, NetConfig, NetOutput};
+pub use train::{Batch, Learner, Losses, LrSchedule, OptimConfig};

@@ -1,0 +1,274 @@
+//! Policy/value networks. Each module has its `Config` beside it with defaults and an
+//! `init(&device)`. Heads: policy logits over the action space, win/draw/loss logits, and
+//! the final seed margin (auxiliary, scaled to [-1, 1] by the total seeds).
+
+use burn::nn::conv::{Conv1d, Conv1dConfig};
+use burn::nn::{Linear, LinearConfig};
+use burn::prelude::*;
+use burn::tensor::activation::relu;
+
+use crate::encoding::Layout;
+
+/// Which network body to use.
+#[derive(Config, Debug, PartialEq, Eq, Copy)]
+pub enum Architecture {
+    /// Residual MLP over the flat features (the default).
+    Mlp,
+    /// Residual 1-D convolutions over the ring of pits.
+    Conv,
+}
+
+/// Sizes of a network; the input and action sizes come from the game.
+#[derive(Config, Debug, PartialEq)]
+pub struct NetConfig {
+    /// Number of pits (the conv tower's length).
+    pub pits: usize,
+    /// Feature channels per pit.
+    pub pit_channels: usize,
+    /// Features that are not per pit.
+    pub globals: usize,
+    /// Size of the action space.
+    pub actions: usize,
+    #[config(default = "Architecture::Mlp")]
+    pub architecture: Architecture,
+    /// MLP width, or conv channels.
+    #[config(default = 128)]
+    pub width: usize,
+    /// Residual blocks.
+    #[config(default = 4)]
+    pub blocks: usize,
+}
+
+impl NetConfig {
+    /// A config for a game's input layout.
+    pub fn for_layout(layout: &Layout, actions: usize) -> Self {
+        NetConfig::new(layout.pits, layout.pit_channels, layout.globals, actions)
+    }
+
+    pub fn inputs(&self) -> usize {
+        self.pits * self.pit_channels + self.globals
+    }
+
+    pub fn init(&self, device: &Device) -> Net {
+        match self.architecture {
+            Architecture::Mlp => Net::Mlp(ResMlpConfig::new(self.inputs(), self.actions).with_width(self.width).with_blocks(self.blocks).init(device)),
+            Architecture::Conv => Net::Conv(
+                ResConvConfig::new(self.pits, self.pit_channels, self.globals, self.actions)
+                    .with_channels(self.width)
+                    .with_blocks(self.blocks)
+                    .init(device),
+            ),
+        }
+    }
+}
+
+/// What a forward pass returns.
+#[derive(Debug, Clone)]
+pub struct NetOutput {
+    /// `[batch, actions]`
+    pub policy: Tensor<2>,
+    /// `[batch, 3]`: win, draw, loss for the player to move.
+    pub wdl: Tensor<2>,
+    /// `[batch, 1]`: final seed margin / total seeds.
+    pub margin: Tensor<2>,
+}
+
+/// Any shipped architecture.
+#[derive(Module, Debug)]
+pub enum Net {
+    Mlp(ResMlp),
+    Conv(ResConv),
+}
+
+impl Net {
+    /// `input`: `[batch, inputs]`.
+    pub fn forward(&self, input: Tensor<2>) -> NetOutput {
+        match self {
+            Net::Mlp(m) => m.forward(input),
+            Net::Conv(m) => m.forward(input),
+        }
+    }
+}
+
+/// Two linear layers with a skip connection: `relu(x + l2(relu(l1(x))))`.
+#[derive(Module, Debug)]
+pub struct ResidualBlock {
+    l1: Linear,
+    l2: Linear,
+}
+
+#[derive(Config, Debug)]
+pub struct ResidualBlockConfig {
+    pub width: usize,
+}
+
+impl ResidualBlockConfig {
+    pub fn init(&self, device: &Device) -> ResidualBlock {
+        ResidualBlock {
+            l1: LinearConfig::new(self.width, self.width).init(device),
+            l2: LinearConfig::new(self.width, self.width).init(device),
+        }
+    }
+}
+
+impl ResidualBlock {
+    pub fn forward(&self, x: Tensor<2>) -> Tensor<2> {
+        let y = self.l2.forward(relu(self.l1.forward(x.clone())));
+        relu(x + y)
+    }
+}
+
+/// The three heads over a body's features.
+#[derive(Module, Debug)]
+pub struct Heads {
+    policy: Linear,
+    wdl: Linear,
+    margin: Linear,
+}
+
+#[derive(Config, Debug)]
+pub struct HeadsConfig {
+    pub features: usize,
+    pub actions: usize,
+}
+
+impl HeadsConfig {
+    pub fn init(&self, device: &Device) -> Heads {
+        Heads {
+            policy: LinearConfig::new(self.features, self.actions).init(device),
+            wdl: LinearConfig::new(self.features, 3).init(device),
+            margin: LinearConfig::new(self.features, 1).init(device),
+        }
+    }
+}
+
+impl Heads {
+    /// `x`: `[batch, features]`.
+    pub fn forward(&self, x: Tensor<2>) -> NetOutput {
+        NetOutput {
+            policy: self.policy.forward(x.clone()),
+            wdl: self.wdl.forward(x.clone()),
+            margin: self.margin.forward(x).tanh(),
+        }
+    }
+}
+
+/// Residual MLP: input layer, `blocks` residual blocks, three heads.
+#[derive(Module, Debug)]
+pub struct ResMlp {
+    input: Linear,
+    blocks: Vec<ResidualBlock>,
+    heads: Heads,
+}
+
+#[derive(Config, Debug)]
+pub struct ResMlpConfig {
+    pub inputs: usize,
+    pub actions: usize,
+    #[config(default = 128)]
+    pub width: usize,
+    #[config(default = 4)]
+    pub blocks: usize,
+}
+
+impl ResMlpConfig {
+    pub fn init(&self, device: &Device) -> ResMlp {
+        ResMlp {
+            input: LinearConfig::new(self.inputs, self.width).init(device),
+            blocks: (0..self.blocks).map(|_| ResidualBlockConfig::new(self.width).init(device)).collect(),
+            heads: HeadsConfig::new(self.width, self.actions).init(device),
+        }
+    }
+}
+
+impl ResMlp {
+    pub fn forward(&self, input: Tensor<2>) -> NetOutput {
+        let mut x = relu(self.input.forward(input)); // [batch, width]
+        for b in &self.blocks {
+            x = b.forward(x);
+        }
+        self.heads.forward(x)
+    }
+}
+
+/// Two circular convolutions with a skip connection, over `[batch, channels, pits]`.
+#[derive(Module, Debug)]
+pub struct ConvBlock {
+    c1: Conv1d,
+    c2: Conv1d,
+}
+
+impl ConvBlock {
+    pub fn forward(&self, x: Tensor<3>) -> Tensor<3> {
+        let y = relu(self.c1.forward(ring_pad(x.clone())));
+        let y = self.c2.forward(ring_pad(y));
+        relu(x + y)
+    }
+}
+
+/// Pads the pit axis circularly by one on each side, so a kernel of 3 sees the pits around
+/// the board as the seeds travel (the last pit is followed by the first).
+fn ring_pad(x: Tensor<3>) -> Tensor<3> {
+    let [_, _, len] = x.dims();
+    let last = x.clone().narrow(2, len - 1, 1);
+    let first = x.clone().narrow(2, 0, 1);
+    Tensor::cat(vec![last, x, first], 2) // [batch, channels, len + 2]
+}
+
+/// Residual 1-D convolution tower over the ring of pits, globals broadcast to every pit.
+#[derive(Module, Debug)]
+pub struct ResConv {
+    stem: Conv1d,
+    blocks: Vec<ConvBlock>,
+    head_in: Linear,
+    heads: Heads,
+    pits: usize,
+    pit_channels: usize,
+    globals: usize,
+}
+
+#[derive(Config, Debug)]
+pub struct ResConvConfig {
+    pub pits: usize,
+    pub pit_channels: usize,
+    pub globals: usize,
+    pub actions: usize,
+    #[config(default = 32)]
+    pub channels: usize,
+    #[config(default = 4)]
+    pub blocks: usize,
+}
+
+impl ResConvConfig {
+    pub fn init(&self, device: &Device) -> ResConv {
+        let conv = |cin, cout| Conv1dConfig::new(cin, cout, 3).init(device);
+        let flat = self.channels * self.pits;
+        ResConv {
+            stem: conv(self.pit_channels + self.globals, self.channels),
+            blocks: (0..self.blocks)
+                .map(|_| ConvBlock { c1: conv(self.channels, self.channels), c2: conv(self.channels, self.channels) })
+                .collect(),
+            head_in: LinearConfig::new(flat, 128).init(device),
+            heads: HeadsConfig::new(128, self.actions).init(device),
+            pits: self.pits,
+            pit_channels: self.pit_channels,
+            globals: self.globals,
+        }
+    }
+}
+
+impl ResConv {
+    pub fn forward(&self, input: Tensor<2>) -> NetOutput {
+        let [batch, _] = input.dims();
+        let (p, c, g) = (self.pits, self.pit_channels, self.globals);
+        let per_pit = input.clone().narrow(1, 0, p * c).reshape([batch, c, p]); // [batch, c, pits]
+        let globals = input.narrow(1, p * c, g).unsqueeze_dim::<3>(2).repeat_dim(2, p); // [batch, g, pits]
+        let x = Tensor::cat(vec![per_pit, globals], 1); // [batch, c + g, pits]
+        let mut x = relu(self.stem.forward(ring_pad(x))); // [batch, channels, pits]
+        for b in &self.blocks {
+            x = b.forward(x);
+        }
+        let flat: Tensor<2> = x.flatten(1, 2); // [batch, channels * pits]
+        self.heads.forward(relu(self.head_in.forward(flat)))
+    }
+}

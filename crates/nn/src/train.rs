@@ -1,0 +1,208 @@
+//! The training step: masked policy cross-entropy, WDL cross-entropy and a weighted margin
+//! loss, AdamW with weight decay and gradient clipping, and a learning-rate schedule.
+
+use burn::grad_clipping::GradientClippingConfig;
+use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer};
+use burn::prelude::*;
+use burn::tensor::activation::log_softmax;
+use burn::tensor::Bytes;
+use serde::{Deserialize, Serialize};
+
+use crate::error::NnError;
+use crate::model::{Net, NetConfig};
+
+/// How the learning rate moves over the steps.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum LrSchedule {
+    Constant,
+    /// Cosine decay from the base rate to `min_factor * base` at `total_steps`.
+    Cosine { total_steps: u64, min_factor: f64 },
+    /// Multiply by `gamma` every `every` steps.
+    Step { every: u64, gamma: f64 },
+}
+
+/// Optimiser settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct OptimConfig {
+    pub learning_rate: f64,
+    pub weight_decay: f32,
+    pub warmup_steps: u64,
+    pub schedule: LrSchedule,
+    /// Largest gradient norm; 0 turns clipping off.
+    pub grad_clip: f32,
+    /// Weight of the margin loss beside the policy and value losses.
+    pub margin_weight: f32,
+}
+
+impl Default for OptimConfig {
+    fn default() -> Self {
+        OptimConfig {
+            learning_rate: 2e-3,
+            weight_decay: 1e-4,
+            warmup_steps: 100,
+            schedule: LrSchedule::Constant,
+            grad_clip: 1.0,
+            margin_weight: 0.25,
+        }
+    }
+}
+
+impl OptimConfig {
+    /// The learning rate at `step` (0-based): linear warm-up, then the schedule.
+    pub fn learning_rate_at(&self, step: u64) -> f64 {
+        let base = self.learning_rate;
+        if step < self.warmup_steps {
+            return base * (step + 1) as f64 / self.warmup_steps as f64;
+        }
+        let t = step - self.warmup_steps;
+        match &self.schedule {
+            LrSchedule::Constant => base,
+            LrSchedule::Cosine { total_steps, min_factor } => {
+                let span = total_steps.saturating_sub(self.warmup_steps).max(1);
+                let frac = (t as f64 / span as f64).min(1.0);
+                let cos = 0.5 * (1.0 + (std::f64::consts::PI * frac).cos());
+                base * (min_factor + (1.0 - min_factor) * cos)
+            }
+            LrSchedule::Step { every, gamma } => base * gamma.powi((t / (*every).max(1)) as i32),
+        }
+    }
+}
+
+/// A minibatch as flat rows; `n` rows.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Batch {
+    pub n: usize,
+    /// `[n, inputs]`
+    pub inputs: Vec<f32>,
+    /// `[n, actions]`: 1 for legal moves, 0 otherwise.
+    pub legal: Vec<f32>,
+    /// `[n, actions]`: the search's policy target (zero on illegal moves).
+    pub policy: Vec<f32>,
+    /// `[n, 3]`: win, draw, loss target for the player to move.
+    pub wdl: Vec<f32>,
+    /// `[n]`: final margin for the player to move / total seeds.
+    pub margin: Vec<f32>,
+}
+
+/// Loss terms of one step, for logging.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Losses {
+    pub policy: f32,
+    pub value: f32,
+    pub margin: f32,
+    pub total: f32,
+    /// Mean entropy of the network's policy (nats).
+    pub policy_entropy: f32,
+    /// Share of rows whose most likely WDL class is the target's.
+    pub value_accuracy: f32,
+    pub learning_rate: f64,
+}
+
+/// The network being trained, its optimiser and its step count.
+pub struct Learner {
+    pub net_config: NetConfig,
+    pub optim_config: OptimConfig,
+    /// Always `Some` between steps; taken out while the optimiser consumes it.
+    model: Option<Net>,
+    optim: ModuleOptimizer,
+    device: Device,
+    step: u64,
+}
+
+impl Learner {
+    /// A fresh network on `device` (must be an autodiff device), seeded.
+    pub fn new(net_config: NetConfig, optim_config: OptimConfig, device: Device, seed: u64) -> Self {
+        device.seed(seed);
+        let model = net_config.init(&device);
+        Self::from_model(net_config, optim_config, device, model, 0)
+    }
+
+    /// Continues training `model` from `step`.
+    pub fn from_model(net_config: NetConfig, optim_config: OptimConfig, device: Device, model: Net, step: u64) -> Self {
+        let model = model.to_device(&device);
+        let optim = Self::make_optim(&optim_config);
+        Learner { net_config, optim_config, model: Some(model), optim, device, step }
+    }
+
+    fn make_optim(c: &OptimConfig) -> ModuleOptimizer {
+        let clip = (c.grad_clip > 0.0).then_some(GradientClippingConfig::Norm(c.grad_clip));
+        AdamWConfig::new().with_weight_decay(c.weight_decay).with_grad_clipping(clip).init()
+    }
+
+    pub fn step(&self) -> u64 {
+        self.step
+    }
+
+    pub fn model(&self) -> &Net {
+        self.model.as_ref().expect("the model is present between steps")
+    }
+
+    /// The model without autodiff, for inference on `device`.
+    pub fn inference_model(&self, device: &Device) -> Net {
+        self.model().valid().to_device(device)
+    }
+
+    /// The optimiser state as bytes (for checkpoints).
+    ///
+    /// # Errors
+    /// When burn cannot serialise the state.
+    pub fn optimizer_bytes(&self) -> Result<Vec<u8>, NnError> {
+        let bytes = self.optim.into_bytes().map_err(|e| NnError::Burn(e.to_string()))?;
+        Ok(bytes.to_vec())
+    }
+
+    /// Restores the optimiser state written by [`Learner::optimizer_bytes`].
+    ///
+    /// # Errors
+    /// When the bytes are not an optimiser state for this model.
+    pub fn load_optimizer_bytes(&mut self, bytes: Vec<u8>) -> Result<(), NnError> {
+        let optim = Self::make_optim(&self.optim_config);
+        self.optim = optim.from_bytes(Bytes::from_bytes_vec(bytes)).map_err(|e| NnError::Burn(e.to_string()))?;
+        Ok(())
+    }
+
+    /// One optimiser step on `batch`; returns the loss terms before the step.
+    pub fn train_step(&mut self, batch: &Batch) -> Losses {
+        let n = batch.n;
+        let a = self.net_config.actions;
+        let d = &self.device;
+        let inputs = Tensor::<2>::from_data(TensorData::new(batch.inputs.clone(), [n, self.net_config.inputs()]), d);
+        let legal = Tensor::<2>::from_data(TensorData::new(batch.legal.clone(), [n, a]), d);
+        let target_pi = Tensor::<2>::from_data(TensorData::new(batch.policy.clone(), [n, a]), d);
+        let target_wdl = Tensor::<2>::from_data(TensorData::new(batch.wdl.clone(), [n, 3]), d);
+        let target_margin = Tensor::<2>::from_data(TensorData::new(batch.margin.clone(), [n, 1]), d);
+
+        let out = self.model().forward(inputs);
+        // Illegal moves get a large negative logit, so they take no probability mass.
+        let logits = out.policy + (legal - 1.0) * 1e4; // [n, actions]
+        let log_pi = log_softmax(logits, 1);
+        let policy_loss = (target_pi * log_pi.clone()).sum_dim(1).neg().mean();
+        let log_wdl = log_softmax(out.wdl, 1); // [n, 3]
+        let value_loss = (target_wdl.clone() * log_wdl.clone()).sum_dim(1).neg().mean();
+        let margin_loss = (out.margin - target_margin).square().mean();
+        let total = policy_loss.clone() + value_loss.clone() + margin_loss.clone() * self.optim_config.margin_weight;
+
+        let entropy = (log_pi.clone().exp() * log_pi).sum_dim(1).neg().mean();
+        let predicted = log_wdl.argmax(1); // [n, 1]
+        let wanted = target_wdl.argmax(1);
+        let accuracy = predicted.equal(wanted).float().mean();
+
+        let lr = self.optim_config.learning_rate_at(self.step);
+        let losses = Losses {
+            policy: policy_loss.into_scalar::<f32>(),
+            value: value_loss.into_scalar::<f32>(),
+            margin: margin_loss.into_scalar::<f32>(),
+            total: total.clone().into_scalar::<f32>(),
+            policy_entropy: entropy.into_scalar::<f32>(),
+            value_accuracy: accuracy.into_scalar::<f32>(),
+            learning_rate: lr,
+        };
+        let grads = GradientsParams::from_grads(total.backward(), self.model());
+        let model = self.model.take().expect("the model is present between steps");
+        self.model = Some(self.optim.step(lr, model, grads));
+        self.step += 1;
+        losses
+    }
+}

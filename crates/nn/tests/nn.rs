@@ -1,0 +1,255 @@
+//! The network crate's behaviour: learning, files, encoding, and play through the search.
+
+use std::path::PathBuf;
+
+use burn::prelude::*;
+use mancala_mcts::{Evaluator, Search, SearchConfig};
+use mancala_nn::file::{model_bytes, FORMAT_VERSION};
+use mancala_nn::{
+    encode, layout, load_model, save_model, Architecture, Batch, Learner, ModelMeta, NetConfig, NeuralEvaluator, NnError,
+    OptimConfig, ENCODING_VERSION,
+};
+use mancala_rules::{parse_rules, AnyGame, Game, Line, Setup};
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+
+fn tiny_config(game: &AnyGame, arch: Architecture) -> NetConfig {
+    NetConfig::for_layout(&layout(game), game.action_space()).with_architecture(arch).with_width(32).with_blocks(2)
+}
+
+/// A fixed synthetic dataset: random positions of Kalah with arbitrary but fixed targets.
+fn synthetic_batch(game: &AnyGame, n: usize, seed: u64) -> Batch {
+    let lay = layout(game);
+    let a = game.action_space();
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut b = Batch { n, ..Batch::default() };
+    let mut feats = vec![0.0; lay.inputs()];
+    for _ in 0..n {
+        let mut line = Line::new(game.clone());
+        for _ in 0..rng.random_range(0..12) {
+            let legal = line.legal_moves();
+            if legal.is_empty() {
+                break;
+            }
+            line.play(legal.nth(rng.random_range(0..legal.len())).unwrap()).unwrap();
+        }
+        let pos = *line.position();
+        encode(game, &lay, &pos, &mut feats);
+        b.inputs.extend_from_slice(&feats);
+        let legal = game.legal_moves(&pos);
+        let target = legal.nth(rng.random_range(0..legal.len().max(1))).unwrap_or(0);
+        for k in 0..a as u8 {
+            b.legal.push(if legal.contains(k) || legal.is_empty() { 1.0 } else { 0.0 });
+            b.policy.push(if k == target { 1.0 } else { 0.0 });
+        }
+        let class = rng.random_range(0..3usize);
+        for k in 0..3 {
+            b.wdl.push(if k == class { 1.0 } else { 0.0 });
+        }
+        b.margin.push(rng.random_range(-0.5f32..0.5));
+    }
+    b
+}
+
+#[test]
+fn training_overfits_a_small_fixed_dataset() {
+    let game = parse_rules("kalah").unwrap();
+    for arch in [Architecture::Mlp, Architecture::Conv] {
+        let batch = synthetic_batch(&game, 64, 3);
+        let optim = OptimConfig { learning_rate: 3e-3, warmup_steps: 10, ..OptimConfig::default() };
+        let mut learner = Learner::new(tiny_config(&game, arch), optim, Device::flex().autodiff(), 11);
+        let first = learner.train_step(&batch);
+        let mut last = first;
+        for _ in 0..300 {
+            last = learner.train_step(&batch);
+        }
+        assert!(last.total.is_finite());
+        assert!(
+            last.total < 0.35 * first.total,
+            "{arch:?}: loss went from {} to {}, expected a large drop",
+            first.total,
+            last.total
+        );
+        assert!(last.policy < 0.3 * first.policy, "{arch:?}: policy loss {} -> {}", first.policy, last.policy);
+        assert!(last.value_accuracy > 0.9, "{arch:?}: value accuracy {}", last.value_accuracy);
+        assert_eq!(learner.step(), 301);
+    }
+}
+
+#[test]
+fn learning_rate_schedule_warms_up_then_decays() {
+    use mancala_nn::LrSchedule;
+    let c = OptimConfig {
+        learning_rate: 1.0,
+        warmup_steps: 10,
+        schedule: LrSchedule::Cosine { total_steps: 110, min_factor: 0.1 },
+        ..OptimConfig::default()
+    };
+    assert!((c.learning_rate_at(0) - 0.1).abs() < 1e-9);
+    assert!((c.learning_rate_at(9) - 1.0).abs() < 1e-9);
+    assert!((c.learning_rate_at(10) - 1.0).abs() < 1e-9);
+    assert!((c.learning_rate_at(60) - 0.55).abs() < 1e-6);
+    assert!((c.learning_rate_at(110) - 0.1).abs() < 1e-9);
+    let s = OptimConfig { learning_rate: 1.0, warmup_steps: 0, schedule: LrSchedule::Step { every: 5, gamma: 0.5 }, ..c };
+    assert_eq!(s.learning_rate_at(4), 1.0);
+    assert_eq!(s.learning_rate_at(5), 0.5);
+    assert_eq!(s.learning_rate_at(12), 0.25);
+}
+
+fn outputs(game: &AnyGame, net: &mancala_nn::Net, device: &Device) -> (Vec<f32>, Vec<f32>) {
+    let mut ev = NeuralEvaluator::new(game, net.clone(), device.clone());
+    let mut line = Line::new(game.clone());
+    let mut positions = vec![*line.position()];
+    for label in ["C", "c", "A"] {
+        if line.play_label(label).is_ok() {
+            positions.push(*line.position());
+        }
+    }
+    let a = game.action_space();
+    let mut p = vec![0.0; positions.len() * a];
+    let mut v = vec![0.0; positions.len()];
+    ev.evaluate(game, &positions, &mut p, &mut v);
+    (p, v)
+}
+
+fn temp_path(dir: &tempfile::TempDir, name: &str) -> PathBuf {
+    dir.path().join(name)
+}
+
+#[test]
+fn save_and_load_give_bit_identical_outputs() {
+    let game = parse_rules("kalah").unwrap();
+    let dev = Device::flex();
+    let dir = tempfile::tempdir().unwrap();
+    for arch in [Architecture::Mlp, Architecture::Conv] {
+        let config = tiny_config(&game, arch);
+        dev.seed(5);
+        let net = config.init(&dev);
+        let meta = ModelMeta::new(game.rules_string(), config.clone(), 42);
+        let path = temp_path(&dir, "net.mzm");
+        save_model(&path, &meta, &net).unwrap();
+        let (meta2, net2) = load_model(&path, Some(&game.rules_string()), Some(&config), &dev).unwrap();
+        assert_eq!(meta2, meta);
+        let (p1, v1) = outputs(&game, &net, &dev);
+        let (p2, v2) = outputs(&game, &net2, &dev);
+        assert_eq!(p1, p2);
+        assert_eq!(v1, v2);
+    }
+}
+
+#[test]
+fn every_bad_model_file_has_its_error() {
+    let game = parse_rules("kalah").unwrap();
+    let dev = Device::flex();
+    let dir = tempfile::tempdir().unwrap();
+    let config = tiny_config(&game, Architecture::Mlp);
+    let net = config.init(&dev);
+    let meta = ModelMeta::new(game.rules_string(), config.clone(), 1);
+    let good = model_bytes(&meta, &net).unwrap();
+    let write = |name: &str, bytes: &[u8]| {
+        let p = temp_path(&dir, name);
+        std::fs::write(&p, bytes).unwrap();
+        p
+    };
+    let load = |p: &PathBuf| load_model(p, Some(&game.rules_string()), Some(&config), &dev).map(|_| ());
+
+    let missing = temp_path(&dir, "missing.mzm");
+    assert!(matches!(load(&missing), Err(NnError::Read { .. })));
+
+    let not_model = write("text.mzm", b"hello, this is not a model at all");
+    let e = load(&not_model).unwrap_err();
+    assert!(matches!(e, NnError::NotAModel { .. }), "{e}");
+    assert!(e.to_string().contains("text.mzm"));
+
+    let truncated = write("cut.mzm", &good[..good.len() / 2]);
+    let e = load(&truncated).unwrap_err();
+    assert!(matches!(e, NnError::Truncated { .. }), "{e}");
+
+    let mut flipped = good.clone();
+    let mid = flipped.len() - 100;
+    flipped[mid] ^= 0x40;
+    let e = load(&write("flip.mzm", &flipped)).unwrap_err();
+    assert!(matches!(e, NnError::Checksum { .. }), "{e}");
+
+    let mut version = good.clone();
+    version[8..12].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
+    let e = load(&write("version.mzm", &version)).unwrap_err();
+    assert!(matches!(e, NnError::FormatVersion { .. }), "{e}");
+
+    let mut old = meta.clone();
+    old.encoding_version = ENCODING_VERSION + 1;
+    let e = load(&write("encoding.mzm", &model_bytes(&old, &net).unwrap())).unwrap_err();
+    assert!(matches!(e, NnError::EncodingVersion { .. }), "{e}");
+
+    let other = parse_rules("kalah:6,6").unwrap();
+    let mut wrong_game = meta.clone();
+    wrong_game.rules = other.rules_string();
+    let e = load(&write("game.mzm", &model_bytes(&wrong_game, &net).unwrap())).unwrap_err();
+    assert!(matches!(e, NnError::WrongGame { .. }), "{e}");
+    assert!(e.to_string().contains("seeds=6"));
+
+    let wide = config.clone().with_width(48);
+    let e = load_model(&write("ok.mzm", &good), None, Some(&wide), &dev).unwrap_err();
+    assert!(matches!(e, NnError::WrongArchitecture { .. }), "{e}");
+
+    // metadata that claims another architecture than the weights hold
+    let mut lying = meta.clone();
+    lying.net = wide;
+    let e = load_model(&write("lying.mzm", &model_bytes(&lying, &net).unwrap()), None, None, &dev).unwrap_err();
+    assert!(matches!(e, NnError::Metadata { .. }), "{e}");
+
+    assert!(load(&write("good.mzm", &good)).is_ok());
+}
+
+fn features(rules: &str, line: &str) -> Vec<f32> {
+    let game = parse_rules(rules).unwrap();
+    let setup: Setup = line.parse().unwrap();
+    let pos = game.from_setup(&setup).unwrap();
+    let lay = layout(&game);
+    let mut out = vec![-1.0; lay.inputs()];
+    encode(&game, &lay, &pos, &mut out);
+    out
+}
+
+#[test]
+fn encoding_is_from_the_movers_side() {
+    // Kalah(6,4): 48 seeds, 12 pits: a count is scaled by 12/48 = 0.25.
+    let south = features("kalah", "south | 13 15 | 1 0 2 0 0 4 8 0 0 0 4 1 | ongoing");
+    assert_eq!(south, vec![0.25, 0.0, 0.5, 0.0, 0.0, 1.0, 2.0, 0.0, 0.0, 0.0, 1.0, 0.25, 13.0 / 48.0, 15.0 / 48.0]);
+    // North to move: North's pits come first and North's store is "own".
+    let north = features("kalah", "north | 13 15 | 1 0 2 0 0 4 8 0 0 0 4 1 | ongoing");
+    assert_eq!(north, vec![2.0, 0.0, 0.0, 0.0, 1.0, 0.25, 0.25, 0.0, 0.5, 0.0, 0.0, 1.0, 15.0 / 48.0, 13.0 / 48.0]);
+    // Ba-awa adds who controls each pit, from the mover's side.
+    let ba = features("ba-awa", "north | 8 4 | 4 4 4 4 4 0 0 4 4 4 4 0 | ongoing | s s s s s n n n n n n s");
+    assert_eq!(ba.len(), 12 * 2 + 2);
+    assert_eq!(&ba[..12], &[0.0, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0]);
+    assert_eq!(&ba[12..24], &[1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]);
+    assert_eq!(&ba[24..], &[4.0 / 48.0, 8.0 / 48.0]);
+}
+
+#[test]
+fn the_network_plays_legal_moves_in_every_game() {
+    let dev = Device::flex();
+    for rules in ["oware", "ouril", "awale", "oware-capture-all", "kalah", "kalah:6,6", "ba-awa", "owela"] {
+        let game = parse_rules(rules).unwrap();
+        for arch in [Architecture::Mlp, Architecture::Conv] {
+            dev.seed(1);
+            let net = tiny_config(&game, arch).init(&dev);
+            let mut ev = NeuralEvaluator::new(&game, net, dev.clone()).cached(10);
+            let config = SearchConfig { simulations: 24, leaves_per_gather: 4, ..SearchConfig::default() };
+            let mut search = Search::new(game.clone(), config, 3);
+            let mut line = Line::new(game.clone());
+            for _ in 0..40 {
+                if line.status().is_over() {
+                    break;
+                }
+                search.set_root_line(&line);
+                search.run(&mut ev);
+                let a = search.select_action(0.0).unwrap();
+                assert!(line.legal_moves().contains(a), "{rules} {arch:?}: illegal {a}");
+                line.play(a).unwrap();
+            }
+            assert!(line.len() > 0, "{rules}");
+        }
+    }
+}
