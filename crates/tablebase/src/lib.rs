@@ -47,6 +47,13 @@
 //! must pick one, and the position itself is the natural choice.) Kalah cannot cycle: there
 //! `lo = hi` everywhere and every value is exact.
 //!
+//! **Variants.** Oware presets `oware` (= `abapa`), `awale` and `oware-capture-all` are
+//! supported; `ouril` (the extra-turn grand slam) and `cycle=plies:N` are refused, because
+//! their positions carry state the board does not show. Under `grand_slam=forbidden`
+//! (`awale`) a forced grand slam forfeits the game; the database counts the seeds the
+//! forfeit hands over, not the forfeit itself, so there a value's sign can differ from the
+//! real result when the forfeiting player was far ahead. The `max_plies` guard is ignored.
+//!
 //! # Index and file
 //!
 //! See [`index`] (combinatorial ranking, O(pits) a probe) and [`format`] (versioned,
@@ -240,10 +247,15 @@ pub fn check_supported(game: &AnyGame) -> Result<(), TablebaseError> {
     let unsupported = |reason: &str| TablebaseError::Unsupported { rules: game.rules_string(), reason: reason.into() };
     match game {
         AnyGame::Oware(_) => {
-            if game.rules_string().contains("extra-turn") {
+            let rules = game.rules_string();
+            if rules.contains("grand_slam=extra-turn") {
                 // After an Ouril grand slam the same player moves again under a constraint the
                 // position line cannot write down: (board, side) would not be the whole state.
                 return Err(unsupported("the extra-turn grand slam leaves state the board does not show"));
+            }
+            if rules.contains("cycle=plies") {
+                // The plies since the last capture would be part of the state.
+                return Err(unsupported("cycle=plies:N counts plies the board does not show; use cycle=repetition"));
             }
             Ok(())
         }

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use mancala_rules::{parse_rules, AnyGame, ByPlayer, Game, Player, Setup};
 use mancala_tablebase::build::{cycle_value, endgame_scores};
-use mancala_tablebase::Tablebase;
+use mancala_tablebase::{BuildStats, Tablebase};
 
 type Key = (Vec<u8>, Player);
 
@@ -172,10 +172,15 @@ fn attractor_values<G: Game>(game: &G, max_seeds: usize) -> HashMap<Key, i32> {
 }
 
 fn build(rules: &str, seeds: usize) -> (AnyGame, Tablebase) {
+    let (game, tb, _) = build_with_stats(rules, seeds);
+    (game, tb)
+}
+
+fn build_with_stats(rules: &str, seeds: usize) -> (AnyGame, Tablebase, BuildStats) {
     let game = parse_rules(rules).unwrap();
     let (tb, stats) = Tablebase::build(&game, seeds, &|_| {}).unwrap();
     assert_eq!(stats.slots, tb.values().len() as u64);
-    (game, tb)
+    (game, tb, stats)
 }
 
 #[test]
@@ -197,7 +202,8 @@ fn kalah_values_equal_plain_minimax_to_the_end() {
 
 #[test]
 fn kalah_values_equal_the_attractor_search_too() {
-    let (game, tb) = build("kalah:4,3", 7);
+    let (game, tb, stats) = build_with_stats("kalah:4,3", 7);
+    assert_eq!(stats.cyclic, 0, "Kalah cannot cycle");
     let reference = attractor_values(&game, 7);
     let mut memo = HashMap::new();
     for ((board, side), v) in &reference {
@@ -274,4 +280,74 @@ fn values_are_bounded_by_the_seeds_on_the_board() {
         // Seeds change hands whole: the margin has the parity of the seeds (Kalah keeps all).
         assert_eq!((i32::from(v) - seeds as i32).rem_euclid(2), 0, "slot {slot}");
     }
+}
+
+#[test]
+fn oware_values_equal_the_attractor_search_with_the_cycle_rule() {
+    let (game, tb, stats) = build_with_stats("oware", 5);
+    // The cycle rule must have been needed, or this would not test it.
+    assert!(stats.cyclic > 0);
+    let reference = attractor_values(&game, 5);
+    assert_eq!(reference.len(), tb.values().len());
+    for ((board, side), v) in &reference {
+        assert_eq!(i32::from(tb.value(board, *side).unwrap()), *v, "{board:?} {side}");
+    }
+}
+
+#[test]
+fn oware_variants_equal_the_attractor_search_too() {
+    for rules in ["awale", "oware-capture-all", "oware houses=4 seeds=3"] {
+        let (game, tb) = build(rules, 5);
+        for ((board, side), v) in attractor_values(&game, 5) {
+            assert_eq!(i32::from(tb.value(&board, side).unwrap()), v, "{rules}: {board:?} {side}");
+        }
+    }
+}
+
+#[test]
+fn oware_values_are_symmetric_between_the_seats() {
+    assert_row_symmetry(&build("oware", 7).1);
+}
+
+#[test]
+fn oware_one_seed_goes_to_whoever_rule_five_gives_it() {
+    let (_, tb) = build("oware", 1);
+    assert_eq!(tb.value(&[0; 12], Player::South), Some(0));
+    for pit in 0..6 {
+        let mut board = [0u8; 12];
+        board[pit] = 1;
+        // South to move must feed North; only a seed in F can, and then North cannot feed
+        // back and takes the seed. From any other house South cannot feed and takes it.
+        let south = if pit == 5 { -1 } else { 1 };
+        assert_eq!(tb.value(&board, Player::South), Some(south), "seed in pit {pit}");
+        // North to move has no seed: the game ends and the seed goes to its row's owner.
+        assert_eq!(tb.value(&board, Player::North), Some(-1), "seed in pit {pit}");
+    }
+}
+
+#[test]
+fn an_oware_capture_then_rule_five_written_out() {
+    let (game, tb) = build("oware", 4);
+    // South's only move, F, brings a to 2 and captures it (+2). North is left with the seed
+    // in b, cannot feed South's empty row, and takes it by rule 5 (-1): worth 1 to South,
+    // which with South one seed behind is a draw.
+    let setup: Setup = "south | 22 23 | 0 0 0 0 0 1 1 1 0 0 0 0 | ongoing".parse().unwrap();
+    let pos = game.from_setup(&setup).unwrap();
+    let probe = tb.probe(&game, &pos).unwrap();
+    assert_eq!(probe.value, 1);
+    assert_eq!(probe.move_values[5], 1);
+    assert_eq!(probe.best.iter().collect::<Vec<_>>(), vec![5]);
+    assert_eq!(probe.final_margin, 0);
+    assert_eq!(probe.result(), 0.0);
+}
+
+#[test]
+fn unsupported_games_are_refused_by_name() {
+    for rules in ["ouril", "owela", "ba-awa", "oware cycle=plies:50"] {
+        let game = parse_rules(rules).unwrap();
+        let err = Tablebase::build(&game, 2, &|_| {}).unwrap_err().to_string();
+        assert!(err.contains("Oware and Kalah only"), "{rules}: {err}");
+    }
+    let err = Tablebase::build(&parse_rules("kalah:2,1").unwrap(), 5, &|_| {}).unwrap_err().to_string();
+    assert!(err.contains("only 4 seeds"), "{err}");
 }
