@@ -90,12 +90,12 @@ impl<G: Game> Agent<G> for PerfectAgent<G> {
 
     fn choose(&mut self, line: &Line<G>) -> Action {
         self.moves += 1;
-        if let Some(probe) = self.tablebase.probe(&self.game, line.position()) {
-            if !probe.best.is_empty() {
-                self.probed += 1;
-                let k = self.rng.random_range(0..probe.best.len());
-                return probe.best.nth(k).expect("k is below the number of best moves");
-            }
+        if let Some(probe) = self.tablebase.probe(&self.game, line.position())
+            && !probe.best.is_empty()
+        {
+            self.probed += 1;
+            let k = self.rng.random_range(0..probe.best.len());
+            return probe.best.nth(k).expect("k is below the number of best moves");
         }
         self.fallback.choose(line)
     }

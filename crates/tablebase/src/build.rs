@@ -44,6 +44,8 @@ pub struct BuildStats {
     pub slots: u64,
     /// Positions scored by the cycle rule (their bounds never met).
     pub cyclic: u64,
+    /// The same, by seeds on the board.
+    pub cyclic_by_seeds: Vec<u64>,
     /// Positions where the game is already over.
     pub terminal: u64,
     /// The most bound-iteration passes any layer needed.
@@ -125,7 +127,9 @@ pub fn build<G: Game>(
         for chunk in &chunks {
             stats.terminal += chunk.fixed.iter().filter(|&&f| f).count() as u64;
         }
-        stats.cyclic += settle_layer(game, &ix, seeds, &lo, &hi, layer)?;
+        let cyclic = settle_layer(game, &ix, seeds, &lo, &hi, layer)?;
+        stats.cyclic += cyclic;
+        stats.cyclic_by_seeds.push(cyclic);
         progress(Progress { seeds, done: done.load(Ordering::Relaxed), total: ix.slots() });
     }
     stats.elapsed = started.elapsed();
@@ -318,7 +322,7 @@ fn settle_layer<G: Game>(
             }
             cyclic.fetch_add(1, Ordering::Relaxed);
             ix.unrank((slot / 2) as u64, seeds, &mut setup.pits);
-            setup.side = if slot % 2 == 0 { Player::South } else { Player::North };
+            setup.side = if slot.is_multiple_of(2) { Player::South } else { Player::North };
             let pos = game.from_setup(&setup).map_err(|source| TablebaseError::Setup {
                 pits: setup.pits.clone(),
                 side: setup.side,

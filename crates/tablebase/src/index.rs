@@ -106,7 +106,7 @@ impl Indexer {
         assert!(rank < self.boards(seeds), "rank {rank} outside layer {seeds}");
         assert_eq!(board.len(), self.pits);
         let mut left = seeds;
-        for i in 0..self.pits - 1 {
+        for (i, pit) in board[..self.pits - 1].iter_mut().enumerate() {
             let after = self.pits - 1 - i;
             let mut c = 0;
             loop {
@@ -118,7 +118,7 @@ impl Indexer {
                 rank -= with_c;
                 c += 1;
             }
-            board[i] = c as u8;
+            *pit = c as u8;
             left -= c;
         }
         board[self.pits - 1] = left as u8;
@@ -128,7 +128,7 @@ impl Indexer {
     pub fn locate(&self, slot: u64) -> (usize, u64, Player) {
         let seeds = self.offsets.partition_point(|&o| o <= slot) - 1;
         let within = slot - self.offsets[seeds];
-        let side = if within % 2 == 0 { Player::South } else { Player::North };
+        let side = if within.is_multiple_of(2) { Player::South } else { Player::North };
         (seeds, within / 2, side)
     }
 }

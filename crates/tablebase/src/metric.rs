@@ -49,10 +49,10 @@ pub fn sample_positions<G: Game>(game: &G, tablebase: &Tablebase, count: usize, 
         let south = rng.random_range(0..=captured);
         setup.scores.south = south;
         setup.scores.north = captured - south;
-        if let Ok(pos) = game.from_setup(&setup) {
-            if !game.status(&pos).is_over() {
-                out.push(pos);
-            }
+        if let Ok(pos) = game.from_setup(&setup)
+            && !game.status(&pos).is_over()
+        {
+            out.push(pos);
         }
     }
     out

@@ -284,10 +284,11 @@ fn values_are_bounded_by_the_seeds_on_the_board() {
 
 #[test]
 fn oware_values_equal_the_attractor_search_with_the_cycle_rule() {
-    let (game, tb, stats) = build_with_stats("oware", 5);
-    // The cycle rule must have been needed, or this would not test it.
+    let (game, tb, stats) = build_with_stats("oware", 6);
+    // The cycle rule must have been needed, or this would not test it; layer 6 spans two
+    // units of parallel work, so the chunked iteration is covered too.
     assert!(stats.cyclic > 0);
-    let reference = attractor_values(&game, 5);
+    let reference = attractor_values(&game, 6);
     assert_eq!(reference.len(), tb.values().len());
     for ((board, side), v) in &reference {
         assert_eq!(i32::from(tb.value(board, *side).unwrap()), *v, "{board:?} {side}");
@@ -296,9 +297,13 @@ fn oware_values_equal_the_attractor_search_with_the_cycle_rule() {
 
 #[test]
 fn oware_variants_equal_the_attractor_search_too() {
-    for rules in ["awale", "oware-capture-all", "oware houses=4 seeds=3"] {
-        let (game, tb) = build(rules, 5);
-        for ((board, side), v) in attractor_values(&game, 5) {
+    // Three houses a row reach deep layers cheaply, with layers that need the cycle rule and
+    // layers that do not (as in the full board, where none from 11 to 15 seeds does).
+    let (_, _, stats) = build_with_stats("oware houses=3 seeds=4", 10);
+    assert!(stats.cyclic_by_seeds[7] > 0 && stats.cyclic_by_seeds[10] == 0, "{:?}", stats.cyclic_by_seeds);
+    for (rules, seeds) in [("awale", 5), ("oware-capture-all", 5), ("oware houses=3 seeds=4", 10)] {
+        let (game, tb) = build(rules, seeds);
+        for ((board, side), v) in attractor_values(&game, seeds) {
             assert_eq!(i32::from(tb.value(&board, side).unwrap()), v, "{rules}: {board:?} {side}");
         }
     }
