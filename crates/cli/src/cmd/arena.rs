@@ -9,7 +9,7 @@ use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use mancala_arena::elo::rounded;
 use mancala_arena::{GameRecord, MatchConfig, MatchResult, Sprt, play_match, round_robin, write_record};
-use mancala_mcts::{Agent, parse_agent};
+use mancala_mcts::Agent;
 use mancala_rules::{AnyGame, Game, parse_rules};
 
 /// Arguments of `mancala-zero arena`.
@@ -62,7 +62,7 @@ pub struct Args {
 /// # Errors
 /// When the spec names no agent or has a bad parameter.
 pub fn make_agent(game: &AnyGame, spec: &str, seed: u64) -> anyhow::Result<Box<dyn Agent<AnyGame>>> {
-    Ok(parse_agent(game, spec, seed)?)
+    crate::agents::make_agent(game, spec, seed)
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
