@@ -3,6 +3,7 @@
 
 mod agents;
 mod cmd;
+mod shipped;
 
 use clap::{Parser, Subcommand};
 

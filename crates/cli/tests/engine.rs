@@ -321,10 +321,13 @@ fn end_of_input_ends_cleanly() {
 
 #[test]
 fn command_line_errors_exit_with_a_message() {
-    let model = run_script(&["--model", "net.mzm"], b"name\n");
+    let model = run_script(&["--model", "no-such-net.mzm"], b"name\n");
     assert_eq!(model.code, Some(1));
-    assert!(model.stderr.contains("models are not supported in this build yet"), "{}", model.stderr);
+    assert!(model.stderr.contains("no-such-net.mzm"), "{}", model.stderr);
     assert_eq!(model.stdout, "");
+    let not_model = run_script(&["--model", "Cargo.toml"], b"name\n");
+    assert_eq!(not_model.code, Some(1));
+    assert!(not_model.stderr.contains("not a mancala-zero model"), "{}", not_model.stderr);
     let game = run_script(&["--game", "nonsense"], b"name\n");
     assert_eq!(game.code, Some(1));
     assert!(game.stderr.contains("unknown preset 'nonsense'"), "{}", game.stderr);
@@ -461,4 +464,34 @@ fn the_same_seed_replays_the_same_game() {
     let first = session(&[], &script);
     assert!(first[4..].iter().all(|a| a.starts_with("= ")), "{first:?}");
     assert_eq!(first, session(&[], &script));
+}
+
+fn shipped(name: &str) -> String {
+    format!("{}/../../checkpoints/shipped/{name}.mzm", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn a_model_guides_genmove_and_analyze_for_its_own_game_only() {
+    let kalah = shipped("kalah");
+    let script = b"1 genmove\n2 analyze\n3 game oware\n4 legal_moves\n5 game kalah\n6 genmove\n";
+    let out = run_script(&["--game", "kalah", "--model", &kalah], script);
+    assert_eq!(out.code, Some(0), "{}", out.stderr);
+    assert!(out.stderr.contains("network"), "{}", out.stderr);
+    let answers: Vec<&str> = out.stdout.split("\n\n").filter(|a| !a.is_empty()).collect();
+    assert!(answers[0].starts_with("=1 "), "{}", answers[0]);
+    assert!(answers[1].starts_with("=2 value "), "{}", answers[1]);
+    // A Kalah network cannot judge Oware: the game command is refused, Kalah stays.
+    assert!(answers[2].starts_with("?3 ") && answers[2].contains("not for"), "{}", answers[2]);
+    assert!(answers[3].starts_with("=4"), "{}", answers[3]);
+    assert!(answers[4].starts_with("=5 kalah"), "{}", answers[4]);
+    assert!(answers[5].starts_with("=6 "), "{}", answers[5]);
+}
+
+#[test]
+fn the_shipped_network_is_the_default_for_its_game() {
+    let out = run_script(&["--game", "oware"], b"set simulations 20\ngenmove\n");
+    assert_eq!(out.code, Some(0));
+    assert!(out.stderr.contains("network") || out.stderr.contains("shipped"), "{}", out.stderr);
+    let plain = run_script(&["--game", "oware", "--no-model"], b"name\n");
+    assert!(plain.stderr.contains("random rollouts"), "{}", plain.stderr);
 }

@@ -147,6 +147,22 @@ pub fn net_from_weights(path: &Path, meta: &ModelMeta, weights: Vec<u8>, device:
         .map_err(|e| NnError::Metadata { path: path.to_path_buf(), reason: format!("weights do not fit the network: {e}") })
 }
 
+/// Loads a model from bytes in memory (for example a model built into the binary); `name`
+/// stands for the file in error messages.
+///
+/// # Errors
+/// As [`load_model`].
+pub fn model_from_bytes(name: &Path, bytes: &[u8], rules: Option<&str>, device: &Device) -> Result<(ModelMeta, Net), NnError> {
+    let (meta, weights) = parse_model_bytes(name, bytes)?;
+    if let Some(r) = rules
+        && meta.rules != r
+    {
+        return Err(NnError::WrongGame { path: name.to_path_buf(), found: meta.rules.clone(), expected: r.to_string() });
+    }
+    let net = net_from_weights(name, &meta, weights, device)?;
+    Ok((meta, net))
+}
+
 /// Loads a model file, checking that it plays `rules` (a canonical rules string) and, when
 /// given, that its network has the `expected` architecture.
 ///

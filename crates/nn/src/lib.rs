@@ -18,6 +18,6 @@ pub use device::{inference_device, training_device, DEVICES};
 pub use encoding::{encode, encode_batch, layout, Layout, ENCODING_VERSION};
 pub use error::NnError;
 pub use evaluator::NeuralEvaluator;
-pub use file::{load_model, model_bytes, read_model_file, save_model, ModelMeta};
+pub use file::{load_model, model_from_bytes, model_bytes, read_model_file, save_model, ModelMeta};
 pub use model::{Architecture, Net, NetConfig, NetOutput};
 pub use train::{Batch, Learner, Losses, LrSchedule, OptimConfig};

@@ -3,7 +3,11 @@
 //! build (a network read from a file) should keep that cost in itself and hand out cheap
 //! evaluators over it.
 
+use std::path::PathBuf;
+
+use burn::prelude::Device;
 use mancala_mcts::{Evaluator, RolloutEvaluator};
+use mancala_nn::NeuralEvaluator;
 use mancala_rules::AnyGame;
 
 /// Hands the engine an evaluator for each game it plays.
@@ -35,5 +39,46 @@ impl EvaluatorSource for RolloutSource {
 
     fn for_game(&mut self, _game: &AnyGame, seed: u64) -> anyhow::Result<Box<dyn Evaluator<AnyGame>>> {
         Ok(Box::new(RolloutEvaluator::new(seed ^ ROLLOUT_SEED_SALT)))
+    }
+}
+
+/// A trained network: the file given with `--model` for its own game only, or else the
+/// shipped model of the game where there is one, and rollouts for the other games.
+pub struct ModelSource {
+    /// `--model FILE`.
+    pub file: Option<PathBuf>,
+    last: String,
+}
+
+impl ModelSource {
+    pub fn new(file: Option<PathBuf>) -> Self {
+        ModelSource { file, last: String::new() }
+    }
+}
+
+impl EvaluatorSource for ModelSource {
+    fn describe(&self) -> String {
+        match (&self.file, self.last.is_empty()) {
+            (Some(f), _) => format!("MCTS guided by the network {}", f.display()),
+            (None, false) => self.last.clone(),
+            (None, true) => "MCTS guided by the shipped network where there is one, else random rollouts".into(),
+        }
+    }
+
+    fn for_game(&mut self, game: &AnyGame, seed: u64) -> anyhow::Result<Box<dyn Evaluator<AnyGame>>> {
+        if let Some(path) = &self.file {
+            let (_, net) = crate::agents::cached_model(game, path)?;
+            return Ok(Box::new(NeuralEvaluator::new(game, net, Device::flex()).cached(16)));
+        }
+        match crate::shipped::shipped_model(game) {
+            Some((_, net)) => {
+                self.last = format!("MCTS guided by the shipped {} network", game.family());
+                Ok(Box::new(NeuralEvaluator::new(game, net, Device::flex()).cached(16)))
+            }
+            None => {
+                self.last = "MCTS with random rollouts (no shipped network for these rules)".into();
+                RolloutSource.for_game(game, seed)
+            }
+        }
     }
 }

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 
 pub use commands::Engine;
-pub use evaluators::{EvaluatorSource, RolloutSource};
+pub use evaluators::{EvaluatorSource, ModelSource, RolloutSource};
 pub use protocol::serve;
 
 /// Arguments of `mancala-zero engine`.
@@ -28,24 +28,27 @@ pub struct Args {
     /// the `game` command changes it.
     #[arg(long, default_value = "oware", value_name = "PRESET")]
     pub game: String,
-    /// A trained network to judge positions with; without one the engine searches with random
-    /// rollouts.
-    #[arg(long, value_name = "FILE")]
+    /// A trained network to judge positions with (for its own game). Without one the engine
+    /// uses the shipped network of the game (Oware, Kalah) or else random rollouts.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_model")]
     pub model: Option<PathBuf>,
+    /// Search with random rollouts only, even where a shipped network exists.
+    #[arg(long)]
+    pub no_model: bool,
 }
 
 const AFTER_HELP: &str = "\
 The protocol (PROTOCOL.md): one command a line, `[id] name [args]`; answers `=[id] result` or
 `?[id] message`, each followed by an empty line. `list_commands` lists the commands.
 
-Search: MCTS with random rollouts unless --model is given. `set` changes, for the next
+Search: MCTS guided by --model, or by the shipped network of the game (Oware, Kalah), or\nwith random rollouts (other games, or --no-model). `set` changes, for the next
 genmove or analyze: simulations N (default 1000, at most 1000000), temperature T (default 0:
 the most visited move; else 0.05 to 100, sampling by visits^(1/T)), seed N (default 0: the
 same seed and commands give the same moves), threads N (accepted, 1 to 1024; the search runs
 on one thread in this build).";
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let source = evaluator_source(&args)?;
+    let source = evaluator_source(args.model.as_deref(), args.no_model)?;
     let game = mancala_rules::parse_rules(&args.game).with_context(|| format!("bad --game '{}'", args.game))?;
     let engine = Engine::new(game, source)?;
     // The protocol owns stdout; a one-line greeting on stderr tells a human what is running.
@@ -58,11 +61,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 /// The evaluator source the arguments ask for.
-fn evaluator_source(args: &Args) -> anyhow::Result<Box<dyn EvaluatorSource>> {
-    match &args.model {
-        // The network issue fills this in: a source that loads the file once and hands out
-        // evaluators over it.
-        Some(path) => anyhow::bail!("models are not supported in this build yet (--model {})", path.display()),
-        None => Ok(Box::new(RolloutSource)),
+pub fn evaluator_source(model: Option<&std::path::Path>, no_model: bool) -> anyhow::Result<Box<dyn EvaluatorSource>> {
+    if no_model {
+        return Ok(Box::new(RolloutSource));
     }
+    if let Some(path) = model {
+        // Read it now, so a bad file is reported before the protocol starts.
+        mancala_nn::read_model_file(path).with_context(|| format!("--model {}", path.display()))?;
+    }
+    Ok(Box::new(ModelSource::new(model.map(std::path::Path::to_path_buf))))
 }
