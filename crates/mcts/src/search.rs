@@ -161,12 +161,20 @@ impl<G: Game> Search<G> {
                 self.new_move();
             }
             _ => {
+                // Not searched yet: play the move here, with the cycle rule as `Line` and
+                // `materialize` apply it (the window now ends with the old root).
                 let mut pos = self.tree.pos[root.idx()];
                 let sowing = self.game.play_unchecked(&mut pos, action);
                 if sowing.irreversible {
                     history.clear();
                 } else {
                     history.push(self.tree.hash[root.idx()]);
+                    if self.game.repetition_ends_game()
+                        && !self.game.status(&pos).is_over()
+                        && history.contains(&self.game.hash(&pos))
+                    {
+                        self.game.settle_cycle(&mut pos);
+                    }
                 }
                 self.set_root(pos, history);
             }
