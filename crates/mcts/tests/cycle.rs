@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{position, HashEvaluator};
+use common::{HashEvaluator, position};
 use mancala_mcts::{NodeId, NodeState, Search, SearchConfig, UniformEvaluator};
 use mancala_rules::{Action, AnyGame, AnyPosition, Game, Line, Player};
 
@@ -18,7 +18,9 @@ fn node_at(search: &Search<AnyGame>, path: &[Action]) -> Option<usize> {
     let t = search.tree();
     let mut node = 0usize;
     for &a in path {
-        node = t.children(NodeId(node as u32)).find(|&c| t.action[c] == a)?;
+        node = t
+            .children(NodeId(node as u32))
+            .find(|&c| t.action[c] == a)?;
     }
     Some(node)
 }
@@ -35,10 +37,20 @@ fn line_after(game: &AnyGame, start: AnyPosition, moves: &[Action]) -> Line<AnyG
 fn repetition_inside_the_tree_ends_the_game() {
     let (game, pos) = position("oware houses=2 seeds=2", LOOP);
     let line = line_after(&game, pos, &ROUND);
-    let outcome = line.status().outcome().expect("the rules end the game on the repetition");
+    let outcome = line
+        .status()
+        .outcome()
+        .expect("the rules end the game on the repetition");
     assert_eq!((outcome.winner, outcome.margin), (Some(Player::North), 2));
 
-    let mut search = Search::new(game.clone(), SearchConfig { simulations: 20, ..SearchConfig::default() }, 1);
+    let mut search = Search::new(
+        game.clone(),
+        SearchConfig {
+            simulations: 20,
+            ..SearchConfig::default()
+        },
+        1,
+    );
     search.set_root(pos, std::iter::empty());
     search.run(&mut UniformEvaluator);
     let t = search.tree();
@@ -49,7 +61,11 @@ fn repetition_inside_the_tree_ends_the_game() {
     }
     let end = node_at(&search, &ROUND).unwrap();
     assert_eq!(t.state[end], NodeState::Terminal);
-    assert_eq!(t.pos[end], *line.position(), "settled as the rules settle it");
+    assert_eq!(
+        t.pos[end],
+        *line.position(),
+        "settled as the rules settle it"
+    );
     assert_eq!(t.side[end], Player::South);
     assert_eq!(t.terminal_value[end], -1.0);
     // Every simulation after the first four reaches the end: the root's value tends to -1.
@@ -63,7 +79,14 @@ fn repetition_inside_the_tree_ends_the_game() {
 fn repetition_of_a_position_before_the_root_ends_the_game() {
     let (game, pos) = position("oware houses=2 seeds=2", LOOP);
     let line = line_after(&game, pos, &ROUND[..2]);
-    let mut search = Search::new(game.clone(), SearchConfig { simulations: 10, ..SearchConfig::default() }, 1);
+    let mut search = Search::new(
+        game.clone(),
+        SearchConfig {
+            simulations: 10,
+            ..SearchConfig::default()
+        },
+        1,
+    );
     search.set_root_line(&line);
     search.run(&mut UniformEvaluator);
     let end = node_at(&search, &ROUND[2..]).unwrap();
@@ -73,7 +96,14 @@ fn repetition_of_a_position_before_the_root_ends_the_game() {
     assert_eq!(t.terminal_value[end], -1.0);
 
     // Without the history the same two moves do not repeat anything.
-    let mut fresh = Search::new(game.clone(), SearchConfig { simulations: 10, ..SearchConfig::default() }, 1);
+    let mut fresh = Search::new(
+        game.clone(),
+        SearchConfig {
+            simulations: 10,
+            ..SearchConfig::default()
+        },
+        1,
+    );
     fresh.set_root(*line.position(), std::iter::empty());
     fresh.run(&mut UniformEvaluator);
     let i = node_at(&fresh, &ROUND[2..]).unwrap();
@@ -84,7 +114,14 @@ fn repetition_of_a_position_before_the_root_ends_the_game() {
 #[test]
 fn without_the_repetition_rule_the_loop_goes_on() {
     let (game, pos) = position("oware houses=2 seeds=2 cycle=plies:50", LOOP);
-    let mut search = Search::new(game.clone(), SearchConfig { simulations: 12, ..SearchConfig::default() }, 1);
+    let mut search = Search::new(
+        game.clone(),
+        SearchConfig {
+            simulations: 12,
+            ..SearchConfig::default()
+        },
+        1,
+    );
     search.set_root(pos, std::iter::empty());
     search.run(&mut UniformEvaluator);
     let i = node_at(&search, &ROUND).unwrap();
@@ -97,7 +134,14 @@ fn without_the_repetition_rule_the_loop_goes_on() {
 #[test]
 fn advance_carries_the_repetition_window() {
     let (game, pos) = position("oware houses=2 seeds=2", LOOP);
-    let mut search = Search::new(game.clone(), SearchConfig { simulations: 10, ..SearchConfig::default() }, 1);
+    let mut search = Search::new(
+        game.clone(),
+        SearchConfig {
+            simulations: 10,
+            ..SearchConfig::default()
+        },
+        1,
+    );
     search.set_root(pos, std::iter::empty());
     search.run(&mut UniformEvaluator);
     search.advance(0);
@@ -107,7 +151,14 @@ fn advance_carries_the_repetition_window() {
     let end = node_at(&search, &ROUND[2..]).unwrap();
     assert_eq!(search.tree().state[end], NodeState::Terminal);
 
-    let mut rebuilt = Search::new(game.clone(), SearchConfig { simulations: 10, ..SearchConfig::default() }, 1);
+    let mut rebuilt = Search::new(
+        game.clone(),
+        SearchConfig {
+            simulations: 10,
+            ..SearchConfig::default()
+        },
+        1,
+    );
     rebuilt.set_root(pos, std::iter::empty());
     rebuilt.advance(0);
     rebuilt.advance(0);
@@ -123,10 +174,20 @@ fn advance_carries_the_repetition_window() {
 fn advance_into_an_unexpanded_child_applies_the_cycle_rule() {
     let (game, pos) = position("oware houses=2 seeds=2", LOOP);
     let line = line_after(&game, pos, &ROUND[..3]);
-    let mut search = Search::new(game.clone(), SearchConfig { simulations: 1, ..SearchConfig::default() }, 1);
+    let mut search = Search::new(
+        game.clone(),
+        SearchConfig {
+            simulations: 1,
+            ..SearchConfig::default()
+        },
+        1,
+    );
     search.set_root_line(&line);
     search.run(&mut UniformEvaluator);
-    assert_eq!(search.tree().state[node_at(&search, &[1]).unwrap()], NodeState::Fresh);
+    assert_eq!(
+        search.tree().state[node_at(&search, &[1]).unwrap()],
+        NodeState::Fresh
+    );
     search.advance(1);
     let full = line_after(&game, pos, &ROUND);
     assert_eq!(*search.root_position(), *full.position());
@@ -135,7 +196,14 @@ fn advance_into_an_unexpanded_child_applies_the_cycle_rule() {
     assert_eq!(search.root_value(), -1.0);
 
     // The same without any search first (the root was never evaluated).
-    let mut search = Search::new(game.clone(), SearchConfig { simulations: 1, ..SearchConfig::default() }, 1);
+    let mut search = Search::new(
+        game.clone(),
+        SearchConfig {
+            simulations: 1,
+            ..SearchConfig::default()
+        },
+        1,
+    );
     search.set_root_line(&line_after(&game, pos, &ROUND[..2]));
     search.advance(1);
     search.advance(1);
@@ -152,12 +220,22 @@ fn tree_positions_agree_with_the_line_in_oware_endgames() {
     let cases = [
         ("oware", "south | 22 24 | 1 0 0 0 0 0 1 0 0 0 0 0 | ongoing"),
         ("oware", "south | 21 22 | 1 0 1 0 0 0 1 0 0 2 0 0 | ongoing"),
-        ("oware houses=3 seeds=2", "north | 4 4 | 1 0 0 1 1 1 | ongoing"),
+        (
+            "oware houses=3 seeds=2",
+            "north | 4 4 | 1 0 0 1 1 1 | ongoing",
+        ),
         ("oware houses=2 seeds=2", LOOP),
     ];
     for (rules, setup) in cases {
         let (game, pos) = position(rules, setup);
-        let mut search = Search::new(game.clone(), SearchConfig { simulations: 3000, ..SearchConfig::default() }, 1);
+        let mut search = Search::new(
+            game.clone(),
+            SearchConfig {
+                simulations: 3000,
+                ..SearchConfig::default()
+            },
+            1,
+        );
         search.set_root(pos, std::iter::empty());
         search.run(&mut HashEvaluator::default());
         let t = search.tree();
@@ -167,8 +245,17 @@ fn tree_positions_agree_with_the_line_in_oware_endgames() {
             if t.state[i] == NodeState::Fresh {
                 continue;
             }
-            assert_eq!(t.pos[i], *line.position(), "{rules}: node {i} after {:?}", line.move_labels());
-            assert_eq!(t.state[i] == NodeState::Terminal, line.status().is_over(), "{rules}: node {i}");
+            assert_eq!(
+                t.pos[i],
+                *line.position(),
+                "{rules}: node {i} after {:?}",
+                line.move_labels()
+            );
+            assert_eq!(
+                t.state[i] == NodeState::Terminal,
+                line.status().is_over(),
+                "{rules}: node {i}"
+            );
             if i != 0 {
                 let mut raw = *line.positions().nth(line.len() - 1).unwrap();
                 game.play_unchecked(&mut raw, line.moves().last().unwrap());
@@ -182,6 +269,9 @@ fn tree_positions_agree_with_the_line_in_oware_endgames() {
                 stack.push((c, next));
             }
         }
-        assert!(settled > 0, "{rules} {setup}: no cycle was reached in the tree");
+        assert!(
+            settled > 0,
+            "{rules} {setup}: no cycle was reached in the tree"
+        );
     }
 }

@@ -5,9 +5,9 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{check_sums, position, HashEvaluator};
+use common::{HashEvaluator, check_sums, position};
 use mancala_mcts::{NodeId, NodeState, RootKind, Search, SearchConfig};
-use mancala_rules::{parse_rules, Action, AnyGame, Game};
+use mancala_rules::{Action, AnyGame, Game, parse_rules};
 
 /// Node statistics by action path from the root.
 type Snapshot = HashMap<Vec<Action>, (u32, f32, f32, NodeState, u64)>;
@@ -22,7 +22,16 @@ fn snapshot(search: &Search<AnyGame>, from: &[Action]) -> Snapshot {
     let mut stack = vec![(start, Vec::new())];
     while let Some((node, path)) = stack.pop() {
         let i = node.idx();
-        out.insert(path.clone(), (t.visits[i], t.value_sum[i], t.prior[i], t.state[i], t.hash[i]));
+        out.insert(
+            path.clone(),
+            (
+                t.visits[i],
+                t.value_sum[i],
+                t.prior[i],
+                t.state[i],
+                t.hash[i],
+            ),
+        );
         for c in t.children(node) {
             let mut p = path.clone();
             p.push(t.action[c]);
@@ -33,14 +42,22 @@ fn snapshot(search: &Search<AnyGame>, from: &[Action]) -> Snapshot {
 }
 
 fn most_visited(search: &Search<AnyGame>) -> Action {
-    search.root_children().iter().max_by_key(|k| k.visits).unwrap().action
+    search
+        .root_children()
+        .iter()
+        .max_by_key(|k| k.visits)
+        .unwrap()
+        .action
 }
 
 #[test]
 fn advance_keeps_the_childs_subtree_exactly() {
     for rules in ["kalah", "oware", "ouril"] {
         let game = parse_rules(rules).unwrap();
-        let config = SearchConfig { simulations: 400, ..SearchConfig::default() };
+        let config = SearchConfig {
+            simulations: 400,
+            ..SearchConfig::default()
+        };
         let mut search = Search::new(game.clone(), config, 3);
         search.run(&mut HashEvaluator::default());
         let a = most_visited(&search);
@@ -50,7 +67,11 @@ fn advance_keeps_the_childs_subtree_exactly() {
         search.advance(a);
         // The pose of the old child as a root: its priors are not the root's any more.
         let mut after = snapshot(&search, &[]);
-        assert_eq!(search.tree().len(), before.len(), "{rules}: the copy holds the subtree and nothing else");
+        assert_eq!(
+            search.tree().len(),
+            before.len(),
+            "{rules}: the copy holds the subtree and nothing else"
+        );
         before.get_mut(&Vec::new()).unwrap().2 = 0.0;
         after.get_mut(&Vec::new()).unwrap().2 = 0.0;
         assert_eq!(after, before, "{rules}");
@@ -72,9 +93,21 @@ fn advance_keeps_the_childs_subtree_exactly() {
 #[test]
 fn advance_into_an_unvisited_child_starts_a_fresh_root() {
     let game = parse_rules("kalah").unwrap();
-    let mut search = Search::new(game.clone(), SearchConfig { simulations: 3, ..SearchConfig::default() }, 1);
+    let mut search = Search::new(
+        game.clone(),
+        SearchConfig {
+            simulations: 3,
+            ..SearchConfig::default()
+        },
+        1,
+    );
     search.run(&mut HashEvaluator::default());
-    let unvisited = search.root_children().iter().find(|k| k.visits == 0).unwrap().action;
+    let unvisited = search
+        .root_children()
+        .iter()
+        .find(|k| k.visits == 0)
+        .unwrap()
+        .action;
     search.advance(unvisited);
     let mut expected = game.start();
     game.play_unchecked(&mut expected, unvisited);
@@ -92,7 +125,14 @@ fn advance_into_an_unvisited_child_starts_a_fresh_root() {
 #[test]
 fn advance_before_the_root_was_evaluated() {
     let game = parse_rules("oware").unwrap();
-    let mut search = Search::new(game.clone(), SearchConfig { simulations: 50, ..SearchConfig::default() }, 1);
+    let mut search = Search::new(
+        game.clone(),
+        SearchConfig {
+            simulations: 50,
+            ..SearchConfig::default()
+        },
+        1,
+    );
     search.advance(3);
     search.advance(1);
     let mut expected = game.start();
@@ -107,7 +147,11 @@ fn advance_before_the_root_was_evaluated() {
 #[test]
 fn advance_with_pending_leaves_forgets_them() {
     let game = parse_rules("oware").unwrap();
-    let config = SearchConfig { simulations: 200, leaves_per_gather: 8, ..SearchConfig::default() };
+    let config = SearchConfig {
+        simulations: 200,
+        leaves_per_gather: 8,
+        ..SearchConfig::default()
+    };
     let mut search = Search::new(game.clone(), config, 1);
     search.run(&mut HashEvaluator::default());
     let mut leaves = Vec::new();
@@ -130,7 +174,14 @@ fn advance_with_pending_leaves_forgets_them() {
 #[test]
 fn advance_into_a_finished_child_makes_a_finished_root() {
     let (game, pos) = position("oware", "south | 22 20 | 0 0 0 0 1 1 2 0 2 0 0 0 | ongoing");
-    let mut search = Search::new(game.clone(), SearchConfig { simulations: 50, ..SearchConfig::default() }, 1);
+    let mut search = Search::new(
+        game.clone(),
+        SearchConfig {
+            simulations: 50,
+            ..SearchConfig::default()
+        },
+        1,
+    );
     search.set_root(pos, std::iter::empty());
     search.run(&mut HashEvaluator::default());
     assert_eq!(search.select_action(0.0), Some(5));
@@ -150,7 +201,12 @@ fn advance_into_a_finished_child_makes_a_finished_root() {
 fn advance_sets_up_the_new_root() {
     let game = parse_rules("kalah").unwrap();
     for root in [RootKind::Puct, RootKind::Gumbel] {
-        let config = SearchConfig { simulations: 300, root, dirichlet_noise: true, ..SearchConfig::default() };
+        let config = SearchConfig {
+            simulations: 300,
+            root,
+            dirichlet_noise: true,
+            ..SearchConfig::default()
+        };
         let mut search = Search::new(game.clone(), config, 7);
         search.run(&mut HashEvaluator::default());
         let a = search.select_action(0.0).unwrap();
@@ -163,9 +219,17 @@ fn advance_sets_up_the_new_root() {
         assert!(game.legal_moves(search.root_position()).contains(b));
         let mut target = vec![0.0; game.action_space()];
         search.policy_target(&mut target);
-        assert!((target.iter().sum::<f32>() - 1.0).abs() < 1e-4, "{root:?}: {target:?}");
+        assert!(
+            (target.iter().sum::<f32>() - 1.0).abs() < 1e-4,
+            "{root:?}: {target:?}"
+        );
         for (a, p) in target.iter().enumerate() {
-            assert!(*p == 0.0 || game.legal_moves(search.root_position()).contains(a as Action));
+            assert!(
+                *p == 0.0
+                    || game
+                        .legal_moves(search.root_position())
+                        .contains(a as Action)
+            );
         }
     }
 }
