@@ -109,7 +109,8 @@ impl<G: Game> AlphaBeta<G> {
         let mut alpha = -i32::MAX;
         let mut best = None;
         for a in self.ordered(pos, self.game.legal_moves(pos)) {
-            let v = self.child_value(pos, a, side, depth, -i32::MAX, -alpha);
+            // The root's own window: (best so far, +inf), from its player's view.
+            let v = self.child_value(pos, a, side, depth, alpha, i32::MAX);
             if self.aborted {
                 break;
             }
@@ -121,11 +122,12 @@ impl<G: Game> AlphaBeta<G> {
         (alpha, best)
     }
 
-    /// Value of playing `a` for `side`: negated only when the turn passes.
+    /// Value of playing `a` for `side`: negated only when the turn passes. A game that ends on
+    /// an extra turn (Kalah) still has the mover to move, and `evaluate` scores it for them.
     fn child_value(&mut self, pos: &G::Position, a: Action, side: Player, depth: u32, alpha: i32, beta: i32) -> i32 {
         let mut next = *pos;
         self.game.play_unchecked(&mut next, a);
-        if self.game.side_to_move(&next) == side && !self.game.status(&next).is_over() {
+        if self.game.side_to_move(&next) == side {
             self.negamax(&next, depth - 1, alpha, beta)
         } else {
             -self.negamax(&next, depth - 1, -beta, -alpha)

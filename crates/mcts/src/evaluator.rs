@@ -6,7 +6,7 @@
 
 use mancala_rules::{Action, Game, MAX_ACTIONS};
 use rand::rngs::SmallRng;
-use rand::{RngExt, SeedableRng};
+use rand::{Rng, SeedableRng};
 
 /// Judges batches of non-terminal positions.
 pub trait Evaluator<G: Game>: Send {
@@ -37,13 +37,23 @@ pub fn random_playout<G: Game>(game: &G, pos: &G::Position, rng: &mut SmallRng) 
     let side = game.side_to_move(pos);
     let mut p = *pos;
     loop {
-        if let Some(outcome) = game.status(&p).outcome() {
+        // No legal move means the game is over (the `Game` contract): one call a ply, not two.
+        let legal = game.legal_moves(&p);
+        if legal.is_empty() {
+            let outcome = game.status(&p).outcome().expect("a game without legal moves is over");
             return outcome.value_for(side);
         }
-        let legal = game.legal_moves(&p);
-        let a: Action = legal.nth(rng.random_range(0..legal.len())).expect("an ongoing game has a legal move");
+        let a: Action = legal.nth(pick(rng, legal.len())).expect("the index is below the number of moves");
         game.play_unchecked(&mut p, a);
     }
+}
+
+/// A uniform index in `0..n` by one multiply (Lemire) without the rejection step: the bias,
+/// at most n / 2^32, is far below anything a playout could show, and the rejection loop of
+/// `random_range` cost a tenth of a playout.
+#[inline]
+fn pick(rng: &mut SmallRng, n: usize) -> usize {
+    ((u64::from(rng.next_u32()) * n as u64) >> 32) as usize
 }
 
 /// The classic MCTS baseline: uniform priors, and one random playout as the value.

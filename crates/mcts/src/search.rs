@@ -52,6 +52,9 @@ struct GumbelRoot {
     /// Visits each considered child should have by the end of the current phase.
     target: u32,
     phases: u32,
+    /// Simulations the schedule shares out: the move's budget less what was spent before the
+    /// root had children (its own evaluation), as in the paper where n counts root-action visits.
+    budget: u32,
 }
 
 /// One search tree over a game, reusable from move to move.
@@ -68,7 +71,6 @@ pub struct Search<G: Game> {
     paths: Vec<NodeId>,
     path: Vec<NodeId>,
     gumbel: GumbelRoot,
-    root_raw_value: f32,
 }
 
 /// Per-action figures at the root, for `analyze` and for tests.
@@ -95,7 +97,6 @@ impl<G: Game> Search<G> {
             paths: Vec::new(),
             path: Vec::new(),
             gumbel: GumbelRoot::default(),
-            root_raw_value: 0.0,
         };
         let start = s.game.start();
         s.set_root(start, std::iter::empty());
@@ -160,12 +161,20 @@ impl<G: Game> Search<G> {
                 self.new_move();
             }
             _ => {
+                // Not searched yet: play the move here, with the cycle rule as `Line` and
+                // `materialize` apply it (the window now ends with the old root).
                 let mut pos = self.tree.pos[root.idx()];
                 let sowing = self.game.play_unchecked(&mut pos, action);
                 if sowing.irreversible {
                     history.clear();
                 } else {
                     history.push(self.tree.hash[root.idx()]);
+                    if self.game.repetition_ends_game()
+                        && !self.game.status(&pos).is_over()
+                        && history.contains(&self.game.hash(&pos))
+                    {
+                        self.game.settle_cycle(&mut pos);
+                    }
                 }
                 self.set_root(pos, history);
             }
@@ -290,10 +299,7 @@ impl<G: Game> Search<G> {
         let pending = std::mem::take(&mut self.pending);
         for (k, p) in pending.iter().enumerate() {
             self.expand(p.leaf, &policies[k * a..(k + 1) * a]);
-            if p.leaf == NodeId::ROOT {
-                self.root_raw_value = values[k];
-                self.prepare_root();
-            }
+            self.tree.raw_value[p.leaf.idx()] = values[k];
             for i in p.path_start..p.path_end {
                 let n = self.paths[i as usize];
                 self.tree.in_flight[n.idx()] -= 1;
@@ -301,6 +307,11 @@ impl<G: Game> Search<G> {
             let side = self.tree.side[p.leaf.idx()];
             self.backup(PathRef::Pending(p.path_start as usize..p.path_end as usize), values[k], side);
             self.sims_done += 1;
+            if p.leaf == NodeId::ROOT {
+                // After counting the root's own simulation, so the Gumbel schedule shares out
+                // only what is left.
+                self.prepare_root();
+            }
         }
         self.pending = pending;
         self.pending.clear();
@@ -478,13 +489,14 @@ impl<G: Game> Search<G> {
         order.truncate(m);
         g.considered = order;
         g.phases = (m as f32).log2().ceil().max(1.0) as u32;
+        g.budget = self.config.simulations.saturating_sub(self.sims_done);
         g.active = true;
         self.gumbel.target = self.phase_budget(m);
     }
 
     /// Visits each of `remaining` actions gets in one phase of sequential halving.
     fn phase_budget(&self, remaining: usize) -> u32 {
-        let n = self.config.simulations.max(1);
+        let n = self.gumbel.budget.max(1);
         (n / (self.gumbel.phases.max(1) * remaining as u32)).max(1)
     }
 
@@ -611,10 +623,11 @@ impl<G: Game> Search<G> {
                 weighted_q += self.tree.prior[c] * q;
             }
         }
+        let raw = self.tree.raw_value[0];
         if visited_prior <= 0.0 {
-            return self.root_raw_value;
+            return raw;
         }
-        (self.root_raw_value + total_n / visited_prior * weighted_q) / (1.0 + total_n)
+        (raw + total_n / visited_prior * weighted_q) / (1.0 + total_n)
     }
 
     /// The move to play: Gumbel root: the best survivor of sequential halving; PUCT: by visit

@@ -55,6 +55,9 @@ pub struct Tree<G: Game> {
     pub num_children: Vec<u8>,
     /// Exact value for the player to move, at terminal nodes.
     pub terminal_value: Vec<f32>,
+    /// The evaluator's value for the player to move, once evaluated (Gumbel's v_mix needs the
+    /// root's own evaluation, also after the root moved down by tree reuse).
+    pub raw_value: Vec<f32>,
 }
 
 impl<G: Game> Tree<G> {
@@ -74,6 +77,7 @@ impl<G: Game> Tree<G> {
             first_child: Vec::with_capacity(n),
             num_children: Vec::with_capacity(n),
             terminal_value: Vec::with_capacity(n),
+            raw_value: Vec::with_capacity(n),
         }
     }
 
@@ -100,6 +104,7 @@ impl<G: Game> Tree<G> {
         self.first_child.clear();
         self.num_children.clear();
         self.terminal_value.clear();
+        self.raw_value.clear();
     }
 
     /// Appends a node and returns its id.
@@ -120,6 +125,7 @@ impl<G: Game> Tree<G> {
         self.first_child.push(NodeId::UNSET);
         self.num_children.push(0);
         self.terminal_value.push(0.0);
+        self.raw_value.push(0.0);
         id
     }
 
@@ -140,6 +146,7 @@ impl<G: Game> Tree<G> {
         self.first_child.push(NodeId::UNSET);
         self.num_children.push(0);
         self.terminal_value.push(other.terminal_value[from]);
+        self.raw_value.push(other.raw_value[from]);
         id
     }
 

@@ -1,0 +1,235 @@
+//! Tree reuse: `advance` keeps the chosen child's subtree exactly, the search continues from
+//! it to a full new budget, and advancing into unexpanded, pending or finished children works.
+
+mod common;
+
+use std::collections::HashMap;
+
+use common::{HashEvaluator, check_sums, position};
+use mancala_mcts::{NodeId, NodeState, RootKind, Search, SearchConfig};
+use mancala_rules::{Action, AnyGame, Game, parse_rules};
+
+/// Node statistics by action path from the root.
+type Snapshot = HashMap<Vec<Action>, (u32, f32, f32, NodeState, u64)>;
+
+fn snapshot(search: &Search<AnyGame>, from: &[Action]) -> Snapshot {
+    let t = search.tree();
+    let mut start = NodeId::ROOT;
+    for &a in from {
+        start = NodeId(t.children(start).find(|&c| t.action[c] == a).unwrap() as u32);
+    }
+    let mut out = HashMap::new();
+    let mut stack = vec![(start, Vec::new())];
+    while let Some((node, path)) = stack.pop() {
+        let i = node.idx();
+        out.insert(
+            path.clone(),
+            (
+                t.visits[i],
+                t.value_sum[i],
+                t.prior[i],
+                t.state[i],
+                t.hash[i],
+            ),
+        );
+        for c in t.children(node) {
+            let mut p = path.clone();
+            p.push(t.action[c]);
+            stack.push((NodeId(c as u32), p));
+        }
+    }
+    out
+}
+
+fn most_visited(search: &Search<AnyGame>) -> Action {
+    search
+        .root_children()
+        .iter()
+        .max_by_key(|k| k.visits)
+        .unwrap()
+        .action
+}
+
+#[test]
+fn advance_keeps_the_childs_subtree_exactly() {
+    for rules in ["kalah", "oware", "ouril"] {
+        let game = parse_rules(rules).unwrap();
+        let config = SearchConfig {
+            simulations: 400,
+            ..SearchConfig::default()
+        };
+        let mut search = Search::new(game.clone(), config, 3);
+        search.run(&mut HashEvaluator::default());
+        let a = most_visited(&search);
+        let mut before = snapshot(&search, &[a]);
+        let child_visits = before[&Vec::new()].0;
+        assert!(child_visits > 20, "{rules}");
+        search.advance(a);
+        // The pose of the old child as a root: its priors are not the root's any more.
+        let mut after = snapshot(&search, &[]);
+        assert_eq!(
+            search.tree().len(),
+            before.len(),
+            "{rules}: the copy holds the subtree and nothing else"
+        );
+        before.get_mut(&Vec::new()).unwrap().2 = 0.0;
+        after.get_mut(&Vec::new()).unwrap().2 = 0.0;
+        assert_eq!(after, before, "{rules}");
+        assert_eq!(search.tree().visits[0], child_visits);
+        assert_eq!(search.simulations_done(), 0);
+        let mut expected = game.start();
+        game.play_unchecked(&mut expected, a);
+        assert_eq!(*search.root_position(), expected);
+        check_sums(&search, rules);
+
+        // A full new budget on top of what was kept.
+        search.run(&mut HashEvaluator::default());
+        assert_eq!(search.simulations_done(), 400, "{rules}");
+        assert_eq!(search.tree().visits[0], child_visits + 400, "{rules}");
+        check_sums(&search, rules);
+    }
+}
+
+#[test]
+fn advance_into_an_unvisited_child_starts_a_fresh_root() {
+    let game = parse_rules("kalah").unwrap();
+    let mut search = Search::new(
+        game.clone(),
+        SearchConfig {
+            simulations: 3,
+            ..SearchConfig::default()
+        },
+        1,
+    );
+    search.run(&mut HashEvaluator::default());
+    let unvisited = search
+        .root_children()
+        .iter()
+        .find(|k| k.visits == 0)
+        .unwrap()
+        .action;
+    search.advance(unvisited);
+    let mut expected = game.start();
+    game.play_unchecked(&mut expected, unvisited);
+    assert_eq!(*search.root_position(), expected);
+    assert_eq!(search.tree().len(), 1);
+    assert_eq!(search.tree().state[0], NodeState::Unevaluated);
+    assert!(search.root_children().is_empty());
+    search.config_mut().simulations = 100;
+    search.run(&mut HashEvaluator::default());
+    assert_eq!(search.simulations_done(), 100);
+    assert_eq!(search.tree().visits[0], 100);
+    check_sums(&search, "kalah");
+}
+
+#[test]
+fn advance_before_the_root_was_evaluated() {
+    let game = parse_rules("oware").unwrap();
+    let mut search = Search::new(
+        game.clone(),
+        SearchConfig {
+            simulations: 50,
+            ..SearchConfig::default()
+        },
+        1,
+    );
+    search.advance(3);
+    search.advance(1);
+    let mut expected = game.start();
+    game.play_unchecked(&mut expected, 3);
+    game.play_unchecked(&mut expected, 1);
+    assert_eq!(*search.root_position(), expected);
+    search.run(&mut HashEvaluator::default());
+    assert_eq!(search.simulations_done(), 50);
+}
+
+/// Leaves handed out and never applied (a game abandoned mid-batch) leave nothing behind.
+#[test]
+fn advance_with_pending_leaves_forgets_them() {
+    let game = parse_rules("oware").unwrap();
+    let config = SearchConfig {
+        simulations: 200,
+        leaves_per_gather: 8,
+        ..SearchConfig::default()
+    };
+    let mut search = Search::new(game.clone(), config, 1);
+    search.run(&mut HashEvaluator::default());
+    let mut leaves = Vec::new();
+    let n = search.gather(&mut leaves);
+    assert_eq!(n, 0, "the budget is spent");
+    search.config_mut().simulations = 400;
+    let n = search.gather(&mut leaves);
+    assert!(n > 1, "a batch is out: {n}");
+    let a = most_visited(&search);
+    search.advance(a);
+    let t = search.tree();
+    assert!(t.in_flight.iter().all(|&f| f == 0));
+    assert!(t.state.iter().all(|&s| s != NodeState::Pending));
+    assert!(!search.is_done());
+    search.run(&mut HashEvaluator::default());
+    assert_eq!(search.simulations_done(), 400);
+    check_sums(&search, "oware");
+}
+
+#[test]
+fn advance_into_a_finished_child_makes_a_finished_root() {
+    let (game, pos) = position("oware", "south | 22 20 | 0 0 0 0 1 1 2 0 2 0 0 0 | ongoing");
+    let mut search = Search::new(
+        game.clone(),
+        SearchConfig {
+            simulations: 50,
+            ..SearchConfig::default()
+        },
+        1,
+    );
+    search.set_root(pos, std::iter::empty());
+    search.run(&mut HashEvaluator::default());
+    assert_eq!(search.select_action(0.0), Some(5));
+    search.advance(5);
+    assert!(search.is_done());
+    assert_eq!(search.select_action(0.0), None);
+    // North is to move in a game South won.
+    assert_eq!(search.root_value(), -1.0);
+    let mut leaves = Vec::new();
+    assert_eq!(search.gather(&mut leaves), 0);
+    search.run(&mut HashEvaluator::default());
+    assert_eq!(search.simulations_done(), 0);
+}
+
+/// Gumbel root and Dirichlet noise are set up again for the new root.
+#[test]
+fn advance_sets_up_the_new_root() {
+    let game = parse_rules("kalah").unwrap();
+    for root in [RootKind::Puct, RootKind::Gumbel] {
+        let config = SearchConfig {
+            simulations: 300,
+            root,
+            dirichlet_noise: true,
+            ..SearchConfig::default()
+        };
+        let mut search = Search::new(game.clone(), config, 7);
+        search.run(&mut HashEvaluator::default());
+        let a = search.select_action(0.0).unwrap();
+        search.advance(a);
+        let priors: f32 = search.root_children().iter().map(|k| k.prior).sum();
+        assert!((priors - 1.0).abs() < 1e-4, "{root:?}: {priors}");
+        search.run(&mut HashEvaluator::default());
+        assert_eq!(search.simulations_done(), 300, "{root:?}");
+        let b = search.select_action(0.0).unwrap();
+        assert!(game.legal_moves(search.root_position()).contains(b));
+        let mut target = vec![0.0; game.action_space()];
+        search.policy_target(&mut target);
+        assert!(
+            (target.iter().sum::<f32>() - 1.0).abs() < 1e-4,
+            "{root:?}: {target:?}"
+        );
+        for (a, p) in target.iter().enumerate() {
+            assert!(
+                *p == 0.0
+                    || game
+                        .legal_moves(search.root_position())
+                        .contains(a as Action)
+            );
+        }
+    }
+}
