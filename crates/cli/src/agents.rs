@@ -40,6 +40,10 @@ fn tablebases() -> &'static Mutex<HashMap<PathBuf, Arc<Tablebase>>> {
 pub fn cached_model(game: &AnyGame, path: &Path) -> anyhow::Result<(ModelMeta, Net)> {
     let mut cache = models().lock().expect("model cache lock");
     if let Some(m) = cache.get(path) {
+        let rules = game.rules_string();
+        if m.0.rules != rules {
+            bail!("{} is a model for '{}', not for '{rules}'", path.display(), m.0.rules);
+        }
         return Ok(m.clone());
     }
     let loaded = load_model(path, Some(&game.rules_string()), None, &Device::flex())
