@@ -5,14 +5,17 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use mancala_mcts::{RolloutEvaluator, Search, SearchConfig};
-use mancala_rules::{parse_rules, AnyGame, Game};
+use mancala_rules::{AnyGame, Game, parse_rules};
 
 const SIMULATIONS: u32 = 1000;
 
 fn bench_game<G: Game>(c: &mut Criterion, name: &str, game: &G) {
-    let config = SearchConfig { simulations: SIMULATIONS, ..SearchConfig::default() };
+    let config = SearchConfig {
+        simulations: SIMULATIONS,
+        ..SearchConfig::default()
+    };
     let mut search = Search::new(game.clone(), config, 1);
     let mut evaluator = RolloutEvaluator::new(1);
     let start = game.start();

@@ -7,21 +7,21 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use burn::prelude::*;
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use mancala_nn::{encode, layout, Batch, Learner, NetConfig, OptimConfig};
-use mancala_rules::{parse_rules, Game};
+use criterion::{Criterion, Throughput, criterion_group};
+use mancala_nn::{Batch, Learner, NetConfig, OptimConfig, encode, layout};
+use mancala_rules::{Game, parse_rules};
 
 fn network(c: &mut Criterion) {
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a one-thread pool");
-    pool.install(|| measure(c));
-}
-
-fn measure(c: &mut Criterion) {
     let game = parse_rules("oware").expect("a preset");
     let lay = layout(&game);
     let actions = game.action_space();
     let net_config = NetConfig::for_layout(&lay, actions);
-    let mut learner = Learner::new(net_config, OptimConfig::default(), Device::flex().autodiff(), 1);
+    let mut learner = Learner::new(
+        net_config,
+        OptimConfig::default(),
+        Device::flex().autodiff(),
+        1,
+    );
     let device = Device::flex();
     let model = learner.inference_model(&device);
 
@@ -45,7 +45,10 @@ fn measure(c: &mut Criterion) {
         group.throughput(Throughput::Elements(n as u64));
         group.bench_function(format!("batch_{n}"), |b| {
             b.iter(|| {
-                let x = Tensor::<2>::from_data(TensorData::new(input.clone(), [n, lay.inputs()]), &device);
+                let x = Tensor::<2>::from_data(
+                    TensorData::new(input.clone(), [n, lay.inputs()]),
+                    &device,
+                );
                 let out = model.forward(x);
                 black_box((out.policy.into_data(), out.wdl.into_data()))
             })
@@ -59,10 +62,20 @@ fn measure(c: &mut Criterion) {
         inputs: rows.concat(),
         legal: vec![1.0; n * actions],
         policy: vec![1.0 / actions as f32; n * actions],
-        wdl: (0..n).flat_map(|i| [(i % 3 == 0) as u8 as f32, (i % 3 == 1) as u8 as f32, (i % 3 == 2) as u8 as f32]).collect(),
+        wdl: (0..n)
+            .flat_map(|i| {
+                [
+                    (i % 3 == 0) as u8 as f32,
+                    (i % 3 == 1) as u8 as f32,
+                    (i % 3 == 2) as u8 as f32,
+                ]
+            })
+            .collect(),
         margin: vec![0.0; n],
     };
-    c.bench_function("train_step/batch_256", |b| b.iter(|| black_box(learner.train_step(&batch))));
+    c.bench_function("train_step/batch_256", |b| {
+        b.iter(|| black_box(learner.train_step(&batch)))
+    });
 }
 
 criterion_group! {
@@ -70,4 +83,16 @@ criterion_group! {
     config = Criterion::default().sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(3));
     targets = network
 }
-criterion_main!(benches);
+/// `criterion_main!` with the benchmarks run inside a one-thread pool: burn-flex sizes its
+/// parallel work by the pool of the calling thread, and inside the pool every operation runs
+/// inline on it.
+fn main() {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a one-thread pool");
+    pool.install(|| {
+        benches();
+        Criterion::default().configure_from_args().final_summary();
+    });
+}

@@ -5,8 +5,8 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, Criterion};
-use mancala_rules::{parse_rules, AnyGame, Game};
+use criterion::{Criterion, criterion_group, criterion_main};
+use mancala_rules::{AnyGame, Game, parse_rules};
 
 /// wyrand: one multiply a number, so the generator does not dominate a move's cost.
 struct WyRand(u64);
@@ -27,7 +27,10 @@ fn playout<G: Game>(game: &G, rng: &mut WyRand) -> u32 {
     let mut plies = 0;
     while !game.status(&pos).is_over() {
         let legal = game.legal_moves(&pos);
-        game.play_unchecked(&mut pos, legal.nth(rng.below(legal.len())).expect("ongoing"));
+        game.play_unchecked(
+            &mut pos,
+            legal.nth(rng.below(legal.len())).expect("ongoing"),
+        );
         plies += 1;
     }
     plies
@@ -44,7 +47,9 @@ fn one_move<G: Game>(game: &G, pos: &mut G::Position, rng: &mut WyRand) {
 
 fn bench_game<G: Game>(c: &mut Criterion, name: &str, game: &G) {
     let mut rng = WyRand(7);
-    c.bench_function(&format!("playout/{name}"), |b| b.iter(|| black_box(playout(game, &mut rng))));
+    c.bench_function(&format!("playout/{name}"), |b| {
+        b.iter(|| black_box(playout(game, &mut rng)))
+    });
     let mut pos = game.start();
     c.bench_function(&format!("move/{name}"), |b| {
         b.iter(|| {

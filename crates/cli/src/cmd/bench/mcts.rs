@@ -31,9 +31,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         AnyGame::Owela(g) => searches(g, args.simulations, seconds, args.seed),
     };
     println!("game: {}", game.rules_string());
-    println!("searches: {} of {} simulations in {:.2} s", tally.searches, args.simulations, tally.elapsed.as_secs_f64());
-    println!("searches/s: {:.1}", tally.searches as f64 / tally.elapsed.as_secs_f64());
-    println!("simulations/s: {}", per_second(tally.simulations, tally.elapsed));
+    println!(
+        "searches: {} of {} simulations in {:.2} s",
+        tally.searches,
+        args.simulations,
+        tally.elapsed.as_secs_f64()
+    );
+    println!(
+        "searches/s: {:.1}",
+        tally.searches as f64 / tally.elapsed.as_secs_f64()
+    );
+    println!(
+        "simulations/s: {}",
+        per_second(tally.simulations, tally.elapsed)
+    );
     Ok(())
 }
 
@@ -48,7 +59,10 @@ pub struct Tally {
 /// Searches the start position with `simulations` a search until `budget` has passed (at
 /// least one search). The tree is cleared, not reallocated, between searches, as in play.
 pub fn searches<G: Game>(game: &G, simulations: u32, budget: Duration, seed: u64) -> Tally {
-    let config = SearchConfig { simulations, ..SearchConfig::default() };
+    let config = SearchConfig {
+        simulations,
+        ..SearchConfig::default()
+    };
     let mut search = Search::new(game.clone(), config, seed);
     let mut evaluator = RolloutEvaluator::new(seed);
     let start_pos = game.start();
@@ -61,7 +75,11 @@ pub fn searches<G: Game>(game: &G, simulations: u32, budget: Duration, seed: u64
         searches += 1;
         let elapsed = start.elapsed();
         if elapsed >= budget {
-            return Tally { searches, simulations: total, elapsed };
+            return Tally {
+                searches,
+                simulations: total,
+                elapsed,
+            };
         }
     }
 }
@@ -76,7 +94,15 @@ mod tests {
         for rules in ["oware", "kalah"] {
             let game = parse_rules(rules).unwrap();
             let tally = searches(&game, 50, Duration::ZERO, 2);
-            assert_eq!(tally, Tally { searches: 1, simulations: 50, elapsed: tally.elapsed }, "{rules}");
+            assert_eq!(
+                tally,
+                Tally {
+                    searches: 1,
+                    simulations: 50,
+                    elapsed: tally.elapsed
+                },
+                "{rules}"
+            );
         }
     }
 }

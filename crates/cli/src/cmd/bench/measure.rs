@@ -22,7 +22,11 @@ pub fn repeat_for(budget: Duration, min_calls: u64, mut work: impl FnMut()) -> (
 /// `count / elapsed`, rounded down; 0 for an empty interval.
 pub fn per_second(count: u64, elapsed: Duration) -> u64 {
     let secs = elapsed.as_secs_f64();
-    if secs > 0.0 { (count as f64 / secs) as u64 } else { 0 }
+    if secs > 0.0 {
+        (count as f64 / secs) as u64
+    } else {
+        0
+    }
 }
 
 #[cfg(test)]

@@ -16,8 +16,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use burn::prelude::*;
-use mancala_nn::{encode, encode_batch, layout, Architecture, Batch, Learner, NetConfig, NeuralEvaluator, OptimConfig};
 use mancala_mcts::Evaluator;
+use mancala_nn::{
+    Architecture, Batch, Learner, NetConfig, NeuralEvaluator, OptimConfig, encode, encode_batch,
+    layout,
+};
 use mancala_rules::{AnyGame, AnyPosition, Game};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -101,8 +104,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 /// Builds the network and prints every figure (runs inside the benchmark's pool).
-fn measure(game: &AnyGame, net_config: &NetConfig, threads: u32, share: std::time::Duration, seed: u64) {
-    let mut learner = Learner::new(net_config.clone(), OptimConfig::default(), Device::flex().autodiff(), seed);
+fn measure(
+    game: &AnyGame,
+    net_config: &NetConfig,
+    threads: u32,
+    share: std::time::Duration,
+    seed: u64,
+) {
+    let mut learner = Learner::new(
+        net_config.clone(),
+        OptimConfig::default(),
+        Device::flex().autodiff(),
+        seed,
+    );
     let device = Device::flex();
     let model = learner.inference_model(&device);
     let arch = match net_config.architecture {
@@ -110,7 +124,12 @@ fn measure(game: &AnyGame, net_config: &NetConfig, threads: u32, share: std::tim
         Architecture::Conv => "conv",
     };
     println!("game: {}", game.rules_string());
-    println!("network: {arch}, width {}, {} blocks, {} inputs", net_config.width, net_config.blocks, net_config.inputs());
+    println!(
+        "network: {arch}, width {}, {} blocks, {} inputs",
+        net_config.width,
+        net_config.blocks,
+        net_config.inputs()
+    );
     println!("parameters: {}", model.num_params());
     println!("threads: {threads} (flex device)");
 
@@ -124,7 +143,12 @@ fn measure(game: &AnyGame, net_config: &NetConfig, threads: u32, share: std::tim
     let mut values = vec![0.0f32; positions.len()];
     for n in BATCHES {
         let (calls, elapsed) = repeat_for(share, MIN_CALLS, || {
-            evaluator.evaluate(game, &positions[..n], &mut policies[..n * actions], &mut values[..n]);
+            evaluator.evaluate(
+                game,
+                &positions[..n],
+                &mut policies[..n * actions],
+                &mut values[..n],
+            );
             black_box((&policies, &values));
         });
         print_batch(n, calls, elapsed);
@@ -135,7 +159,10 @@ fn measure(game: &AnyGame, net_config: &NetConfig, threads: u32, share: std::tim
     for n in BATCHES {
         encode_batch(game, &lay, &positions[..n], &mut encoded);
         let (calls, elapsed) = repeat_for(share, MIN_CALLS, || {
-            let input = Tensor::<2>::from_data(TensorData::new(encoded.clone(), [n, lay.inputs()]), &device);
+            let input = Tensor::<2>::from_data(
+                TensorData::new(encoded.clone(), [n, lay.inputs()]),
+                &device,
+            );
             let out = model.forward(input);
             black_box((out.policy.into_data(), out.wdl.into_data()));
         });
@@ -146,12 +173,18 @@ fn measure(game: &AnyGame, net_config: &NetConfig, threads: u32, share: std::tim
     let (steps, elapsed) = repeat_for(share, MIN_CALLS, || {
         black_box(learner.train_step(&batch));
     });
-    println!("train step (batch {TRAIN_BATCH}): {:.2} ms", elapsed.as_secs_f64() * 1e3 / steps as f64);
+    println!(
+        "train step (batch {TRAIN_BATCH}): {:.2} ms",
+        elapsed.as_secs_f64() * 1e3 / steps as f64
+    );
 }
 
 fn print_batch(n: usize, calls: u64, elapsed: std::time::Duration) {
     let us_per_call = elapsed.as_secs_f64() * 1e6 / calls as f64;
-    println!("batch {n}: {} positions/s ({us_per_call:.1} us/call)", per_second(calls * n as u64, elapsed));
+    println!(
+        "batch {n}: {} positions/s ({us_per_call:.1} us/call)",
+        per_second(calls * n as u64, elapsed)
+    );
 }
 
 /// `count` ongoing positions from random games (0 to 59 random plies from the start), so
@@ -164,7 +197,12 @@ fn sample_positions(game: &AnyGame, count: usize, seed: u64) -> Vec<AnyPosition>
         for _ in 0..rng.random_range(0..60) {
             let legal = game.legal_moves(&pos);
             let mut next = pos;
-            game.play_unchecked(&mut next, legal.nth(rng.random_range(0..legal.len())).expect("ongoing"));
+            game.play_unchecked(
+                &mut next,
+                legal
+                    .nth(rng.random_range(0..legal.len()))
+                    .expect("ongoing"),
+            );
             if game.status(&next).is_over() {
                 break;
             }
@@ -181,7 +219,10 @@ fn synthetic_batch(game: &AnyGame, positions: &[AnyPosition], seed: u64) -> Batc
     let lay = layout(game);
     let actions = game.action_space();
     let mut rng = SmallRng::seed_from_u64(seed ^ 0x5eed);
-    let mut batch = Batch { n: positions.len(), ..Batch::default() };
+    let mut batch = Batch {
+        n: positions.len(),
+        ..Batch::default()
+    };
     let mut row = vec![0.0; lay.inputs()];
     for pos in positions {
         encode(game, &lay, pos, &mut row);
@@ -194,7 +235,9 @@ fn synthetic_batch(game: &AnyGame, positions: &[AnyPosition], seed: u64) -> Batc
             batch.policy.push(if is_legal { p } else { 0.0 });
         }
         let class = rng.random_range(0..3usize);
-        batch.wdl.extend((0..3).map(|k| if k == class { 1.0 } else { 0.0 }));
+        batch
+            .wdl
+            .extend((0..3).map(|k| if k == class { 1.0 } else { 0.0 }));
         batch.margin.push(rng.random_range(-0.5f32..0.5));
     }
     batch
@@ -210,7 +253,8 @@ fn parse_architecture(text: &str) -> anyhow::Result<Architecture> {
 
 /// Reads the `[network]` table of a run config.
 fn read_network_table(path: &Path) -> anyhow::Result<NetworkTable> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("could not read the config {}", path.display()))?;
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("could not read the config {}", path.display()))?;
     parse_network_table(&text).with_context(|| format!("in the config {}", path.display()))
 }
 
@@ -237,11 +281,25 @@ fn parse_network_table(text: &str) -> anyhow::Result<NetworkTable> {
         let (key, value) = (key.trim().trim_matches('"'), value.trim());
         match key {
             "architecture" => {
-                let name = toml_string(value).with_context(|| format!("line {line_no}: network.architecture"))?;
-                table.architecture = Some(parse_architecture(name).with_context(|| format!("line {line_no}: network.architecture"))?);
+                let name = toml_string(value)
+                    .with_context(|| format!("line {line_no}: network.architecture"))?;
+                table.architecture = Some(
+                    parse_architecture(name)
+                        .with_context(|| format!("line {line_no}: network.architecture"))?,
+                );
             }
-            "width" => table.width = Some(toml_integer(value, 1, 4096).with_context(|| format!("line {line_no}: network.width"))?),
-            "blocks" => table.blocks = Some(toml_integer(value, 0, 64).with_context(|| format!("line {line_no}: network.blocks"))?),
+            "width" => {
+                table.width = Some(
+                    toml_integer(value, 1, 4096)
+                        .with_context(|| format!("line {line_no}: network.width"))?,
+                )
+            }
+            "blocks" => {
+                table.blocks = Some(
+                    toml_integer(value, 0, 64)
+                        .with_context(|| format!("line {line_no}: network.blocks"))?,
+                )
+            }
             _ => {}
         }
     }
@@ -272,8 +330,14 @@ fn toml_string(value: &str) -> anyhow::Result<&str> {
 }
 
 fn toml_integer(value: &str, min: usize, max: usize) -> anyhow::Result<usize> {
-    let n: usize = value.replace('_', "").parse().map_err(|_| anyhow::anyhow!("expected a whole number, found {value}"))?;
-    anyhow::ensure!((min..=max).contains(&n), "{n} is out of range: allowed {min} to {max}");
+    let n: usize = value
+        .replace('_', "")
+        .parse()
+        .map_err(|_| anyhow::anyhow!("expected a whole number, found {value}"))?;
+    anyhow::ensure!(
+        (min..=max).contains(&n),
+        "{n} is out of range: allowed {min} to {max}"
+    );
     Ok(n)
 }
 
@@ -297,12 +361,22 @@ dropout = 0.1
 blocks = 99
 "#;
         let table = parse_network_table(text).unwrap();
-        assert_eq!(table, NetworkTable { architecture: Some(Architecture::Conv), width: Some(1024), blocks: Some(6) });
+        assert_eq!(
+            table,
+            NetworkTable {
+                architecture: Some(Architecture::Conv),
+                width: Some(1024),
+                blocks: Some(6)
+            }
+        );
     }
 
     #[test]
     fn a_config_without_the_table_keeps_the_defaults() {
-        assert_eq!(parse_network_table("game = \"kalah\"\n[selfplay]\nthreads = 2\n").unwrap(), NetworkTable::default());
+        assert_eq!(
+            parse_network_table("game = \"kalah\"\n[selfplay]\nthreads = 2\n").unwrap(),
+            NetworkTable::default()
+        );
         let sub = parse_network_table("[network.extra]\nwidth = 7\n").unwrap();
         assert_eq!(sub, NetworkTable::default());
     }
@@ -310,10 +384,22 @@ blocks = 99
     #[test]
     fn bad_values_name_the_key_and_the_line() {
         for (text, words) in [
-            ("[network]\narchitecture = \"transformer\"\n", ["line 2", "network.architecture", "transformer"]),
-            ("[network]\narchitecture = mlp\n", ["line 2", "network.architecture", "quoted"]),
-            ("\n[network]\nwidth = 0\n", ["line 3", "network.width", "out of range"]),
-            ("[network]\nblocks = many\n", ["line 2", "network.blocks", "many"]),
+            (
+                "[network]\narchitecture = \"transformer\"\n",
+                ["line 2", "network.architecture", "transformer"],
+            ),
+            (
+                "[network]\narchitecture = mlp\n",
+                ["line 2", "network.architecture", "quoted"],
+            ),
+            (
+                "\n[network]\nwidth = 0\n",
+                ["line 3", "network.width", "out of range"],
+            ),
+            (
+                "[network]\nblocks = many\n",
+                ["line 2", "network.blocks", "many"],
+            ),
             ("[network]\nwidth\n", ["line 2", "key = value", "width"]),
         ] {
             let err = format!("{:#}", parse_network_table(text).unwrap_err());
