@@ -7,7 +7,7 @@ use mancala_mcts::{RolloutEvaluator, Search, SearchConfig};
 use mancala_rules::{AnyGame, Game};
 
 use super::Common;
-use super::measure::per_second;
+use super::measure::{CpuShare, per_second};
 
 /// Arguments of `mancala-zero bench mcts`.
 #[derive(clap::Args, Debug)]
@@ -24,6 +24,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let Common { game, seconds } = args.common;
+    let share = CpuShare::start();
     let tally = match &game {
         AnyGame::Oware(g) => searches(g, args.simulations, seconds, args.seed),
         AnyGame::Kalah(g) => searches(g, args.simulations, seconds, args.seed),
@@ -41,6 +42,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         "searches/s: {:.1}",
         tally.searches as f64 / tally.elapsed.as_secs_f64()
     );
+    if let Some(line) = share.report() {
+        println!("{line}");
+    }
     println!(
         "simulations/s: {}",
         per_second(tally.simulations, tally.elapsed)

@@ -26,7 +26,7 @@ use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
 use super::Common;
-use super::measure::{per_second, repeat_for};
+use super::measure::{CpuShare, per_second, repeat_for};
 
 /// Batch sizes of the inference figures.
 const BATCHES: [usize; 5] = [1, 8, 32, 128, 512];
@@ -98,19 +98,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .build()
         .context("could not start the benchmark's thread pool")?;
     // Each figure gets an equal share of the time: 2 modes x batches, and the training step.
-    let share = seconds / (2 * BATCHES.len() as u32 + 1);
-    pool.install(|| measure(&game, &net_config, args.threads, share, args.seed));
+    let budget = seconds / (2 * BATCHES.len() as u32 + 1);
+    pool.install(|| measure(&game, &net_config, args.threads, budget, args.seed));
     Ok(())
 }
 
-/// Builds the network and prints every figure (runs inside the benchmark's pool).
+/// Builds the network and prints every figure (runs inside the benchmark's pool); each
+/// figure is measured for `budget`.
 fn measure(
     game: &AnyGame,
     net_config: &NetConfig,
     threads: u32,
-    share: std::time::Duration,
+    budget: std::time::Duration,
     seed: u64,
 ) {
+    let cpu = CpuShare::start();
     let mut learner = Learner::new(
         net_config.clone(),
         OptimConfig::default(),
@@ -142,7 +144,7 @@ fn measure(
     let mut policies = vec![0.0f32; positions.len() * actions];
     let mut values = vec![0.0f32; positions.len()];
     for n in BATCHES {
-        let (calls, elapsed) = repeat_for(share, MIN_CALLS, || {
+        let (calls, elapsed) = repeat_for(budget, MIN_CALLS, || {
             evaluator.evaluate(
                 game,
                 &positions[..n],
@@ -158,7 +160,7 @@ fn measure(
     let mut encoded = Vec::new();
     for n in BATCHES {
         encode_batch(game, &lay, &positions[..n], &mut encoded);
-        let (calls, elapsed) = repeat_for(share, MIN_CALLS, || {
+        let (calls, elapsed) = repeat_for(budget, MIN_CALLS, || {
             let input = Tensor::<2>::from_data(
                 TensorData::new(encoded.clone(), [n, lay.inputs()]),
                 &device,
@@ -170,9 +172,15 @@ fn measure(
     }
 
     let batch = synthetic_batch(game, &positions[..TRAIN_BATCH], seed);
-    let (steps, elapsed) = repeat_for(share, MIN_CALLS, || {
+    let (steps, elapsed) = repeat_for(budget, MIN_CALLS, || {
         black_box(learner.train_step(&batch));
     });
+    // With more threads, the calling thread's share says little about the others'.
+    if threads == 1
+        && let Some(line) = cpu.report()
+    {
+        println!("{line}");
+    }
     println!(
         "train step (batch {TRAIN_BATCH}): {:.2} ms",
         elapsed.as_secs_f64() * 1e3 / steps as f64

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use mancala_rules::{AnyGame, Game};
 
 use super::Common;
-use super::measure::per_second;
+use super::measure::{CpuShare, per_second};
 
 /// Arguments of `mancala-zero bench rules`.
 #[derive(clap::Args, Debug)]
@@ -24,6 +24,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let Common { game, seconds } = args.common;
+    let share = CpuShare::start();
     let tally = match &game {
         AnyGame::Oware(g) => playouts(g, seconds, args.seed),
         AnyGame::Kalah(g) => playouts(g, seconds, args.seed),
@@ -38,6 +39,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     );
     println!("games/s: {}", per_second(tally.games, tally.elapsed));
     println!("plies/game: {:.1}", tally.moves as f64 / tally.games as f64);
+    if let Some(line) = share.report() {
+        println!("{line}");
+    }
     println!("moves/s: {}", per_second(tally.moves, tally.elapsed));
     Ok(())
 }
