@@ -1,6 +1,7 @@
 //! `mancala-zero`: a thin binary over the crates. Each subcommand parses its arguments,
 //! builds the settings, calls a library and reports; errors print their whole cause chain.
 
+mod agents;
 mod cmd;
 
 use clap::{Parser, Subcommand};

@@ -641,7 +641,9 @@ impl<G: Game> Search<G> {
             return Some(self.tree.action[best]);
         }
         let inv_t = 1.0 / temperature as f64;
-        let weights: Vec<f64> = kids.clone().map(|c| (self.tree.visits[c] as f64).powf(inv_t)).collect();
+        // Visits are scaled by the largest count first, so N^(1/t) cannot overflow.
+        let max_n = kids.clone().map(|c| self.tree.visits[c]).max().unwrap_or(0).max(1) as f64;
+        let weights: Vec<f64> = kids.clone().map(|c| (self.tree.visits[c] as f64 / max_n).powf(inv_t)).collect();
         let total: f64 = weights.iter().sum();
         if total <= 0.0 {
             return Some(self.tree.action[kids.start]);

@@ -3,6 +3,7 @@
 //! files, and [`NeuralEvaluator`], which plugs a network into the search through
 //! `mancala_mcts::Evaluator` without the search knowing burn exists.
 
+pub mod agent;
 pub mod device;
 pub mod encoding;
 pub mod error;
@@ -12,6 +13,7 @@ pub mod fsutil;
 pub mod model;
 pub mod train;
 
+pub use agent::NeuralAgent;
 pub use device::{inference_device, training_device, DEVICES};
 pub use encoding::{encode, encode_batch, layout, Layout, ENCODING_VERSION};
 pub use error::NnError;

@@ -121,7 +121,8 @@ impl Learner {
 
     /// Continues training `model` from `step`.
     pub fn from_model(net_config: NetConfig, optim_config: OptimConfig, device: Device, model: Net, step: u64) -> Self {
-        let model = model.to_device(&device);
+        // fork (not to_device) makes the parameters fresh leaves that gradients can reach.
+        let model = model.fork(&device).train();
         let optim = Self::make_optim(&optim_config);
         Learner { net_config, optim_config, model: Some(model), optim, device, step }
     }

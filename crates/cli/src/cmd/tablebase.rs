@@ -1,9 +1,163 @@
-//! `mancala-zero tablebase` (not built yet).
+//! `mancala-zero tablebase`: build an endgame database, probe it, or time its probes.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{bail, Context};
+use indicatif::{ProgressBar, ProgressStyle};
+use mancala_rules::{parse_rules, Game, Setup};
+use mancala_tablebase::{sample_positions, Tablebase};
 
 /// Arguments of `mancala-zero tablebase`.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
 
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("'mancala-zero tablebase' is not available in this build yet")
+#[derive(clap::Subcommand, Debug)]
+enum Command {
+    /// Build the database of every position with at most SEEDS seeds on the board.
+    Build(BuildArgs),
+    /// Print the exact value and the best moves of a position.
+    Probe(ProbeArgs),
+    /// Measure probes a second on random positions inside a database.
+    Bench(BenchArgs),
+}
+
+#[derive(clap::Args, Debug)]
+struct BuildArgs {
+    /// Rules string: `oware`, `awale`, `oware-capture-all`, `kalah`, `kalah:H,S`, ...
+    #[arg(long, default_value = "oware")]
+    game: String,
+    /// The most seeds on the board a position of the database holds.
+    #[arg(long)]
+    seeds: usize,
+    /// Where to write the database.
+    #[arg(long)]
+    out: PathBuf,
+    /// Worker threads (default: one a core).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+#[derive(clap::Args, Debug)]
+struct ProbeArgs {
+    /// The database file.
+    #[arg(long)]
+    db: PathBuf,
+    /// A position line as PROTOCOL.md writes it: `SIDE | S0 S1 | P0 ... Pk | STATUS`.
+    #[arg(long, allow_hyphen_values = true)]
+    position: String,
+}
+
+#[derive(clap::Args, Debug)]
+struct BenchArgs {
+    /// The database file.
+    #[arg(long)]
+    db: PathBuf,
+    /// Positions to probe.
+    #[arg(long, default_value_t = 1_000_000)]
+    probes: usize,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    match args.command {
+        Command::Build(a) => build(a),
+        Command::Probe(a) => probe(a),
+        Command::Bench(a) => bench(a),
+    }
+}
+
+fn build(args: BuildArgs) -> anyhow::Result<()> {
+    let game = parse_rules(&args.game).with_context(|| format!("bad --game '{}'", args.game))?;
+    if let Some(threads) = args.threads {
+        if threads == 0 {
+            bail!("--threads must be at least 1");
+        }
+        rayon::ThreadPoolBuilder::new().num_threads(threads).build_global().context("cannot start the worker threads")?;
+    }
+    let bar = ProgressBar::new(0);
+    bar.set_style(
+        ProgressStyle::with_template("{msg:>10} [{elapsed_precise}] {wide_bar} {pos}/{len} positions ({eta})")
+            .expect("a valid template"),
+    );
+    let started = Instant::now();
+    let (tb, stats) = Tablebase::build(&game, args.seeds, &|p| {
+        bar.set_length(p.total);
+        bar.set_position(p.done);
+        bar.set_message(format!("{} seeds", p.seeds));
+    })?;
+    bar.finish_and_clear();
+    let built = started.elapsed();
+    tb.write(&args.out)?;
+    let size = std::fs::metadata(&args.out).with_context(|| format!("cannot read back {}", args.out.display()))?.len();
+    println!("database  {}", args.out.display());
+    println!("rules     {}", tb.rules());
+    println!("seeds     0 to {} on the board", tb.max_seeds());
+    println!("positions {} ({} already over, {} scored by the cycle rule)", stats.slots, stats.terminal, stats.cyclic);
+    println!("cycles    {:?} scored by the cycle rule, by seeds on the board", stats.cyclic_by_seeds);
+    println!("passes    {} at most in a layer", stats.max_passes);
+    println!("time      {:.1} s to build, {:.1} s with writing", built.as_secs_f64(), started.elapsed().as_secs_f64());
+    println!("size      {size} bytes ({:.1} MB)", size as f64 / 1e6);
+    Ok(())
+}
+
+fn probe(args: ProbeArgs) -> anyhow::Result<()> {
+    let tb = Tablebase::read(&args.db)?;
+    let game = parse_rules(tb.rules()).with_context(|| format!("the database names unknown rules '{}'", tb.rules()))?;
+    let setup: Setup = args.position.parse()?;
+    let pos = game.from_setup(&setup).with_context(|| format!("position is not valid for {}", tb.rules()))?;
+    let on_board: usize = game.pits(&pos).iter().map(|&c| usize::from(c)).sum();
+    let Some(probe) = tb.probe(&game, &pos) else {
+        bail!("the position has {on_board} seeds on the board; the database holds {} at most", tb.max_seeds());
+    };
+    let me = game.side_to_move(&pos);
+    println!("position  {}", game.to_setup(&pos));
+    if let Some(outcome) = game.status(&pos).outcome() {
+        println!("result    {outcome} (the game is over)");
+        return Ok(());
+    }
+    println!("value     {:+} for {me} (seeds still on the board, {me} minus opponent)", probe.value);
+    let result = match probe.final_margin {
+        0 => "draw".to_string(),
+        m if m > 0 => format!("{me} wins by {m}"),
+        m => format!("{} wins by {}", !me, -m),
+    };
+    println!("result    {result} with perfect play");
+    let labels = |mask: mancala_rules::MoveMask| mask.iter().map(|a| game.move_label(me, a)).collect::<Vec<_>>().join(" ");
+    println!("best      {}", labels(probe.best));
+    let moves: Vec<String> =
+        probe.legal.iter().map(|a| format!("{}={:+}", game.move_label(me, a), probe.move_values[usize::from(a)])).collect();
+    println!("moves     {}", moves.join(" "));
+    Ok(())
+}
+
+fn bench(args: BenchArgs) -> anyhow::Result<()> {
+    if args.probes == 0 {
+        bail!("--probes must be at least 1");
+    }
+    let tb = Tablebase::read(&args.db)?;
+    let game = parse_rules(tb.rules()).with_context(|| format!("the database names unknown rules '{}'", tb.rules()))?;
+    let sample = sample_positions(&game, &tb, args.probes.min(100_000), 1);
+    if sample.is_empty() {
+        bail!("the database holds no ongoing position to probe");
+    }
+    let mut checksum = 0i64;
+    let started = Instant::now();
+    for i in 0..args.probes {
+        let pos = &sample[i % sample.len()];
+        checksum += i64::from(tb.value(game.pits(pos), game.side_to_move(pos)).expect("sampled inside"));
+    }
+    let lookups = args.probes as f64 / started.elapsed().as_secs_f64();
+    let started = Instant::now();
+    for i in 0..args.probes {
+        let probe = tb.probe(&game, &sample[i % sample.len()]).expect("sampled inside");
+        checksum += i64::from(probe.best.len() as u8);
+    }
+    let full = args.probes as f64 / started.elapsed().as_secs_f64();
+    println!("value lookups  {lookups:.0} a second (board and side to value)");
+    println!("full probes    {full:.0} a second (value, every move's value, best moves)");
+    println!("(checksum {checksum}, {} distinct positions)", sample.len());
+    Ok(())
 }

@@ -1,0 +1,109 @@
+//! `mancala-zero tablebase build | probe | bench` end to end, on small databases.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn mz(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mancala-zero")).args(args).output().expect("the binary runs")
+}
+
+fn text(out: &Output) -> (String, String) {
+    (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn temp(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("tb-cli-{}-{name}", std::process::id()))
+}
+
+fn build(game: &str, seeds: &str, name: &str) -> PathBuf {
+    let path = temp(name);
+    let out = mz(&["tablebase", "build", "--game", game, "--seeds", seeds, "--out", path.to_str().unwrap()]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    // 2 * C(4 + 12, 12) positions of at most 4 seeds on 12 pits.
+    if seeds == "4" {
+        assert!(stdout.contains("positions 3640 "), "{stdout}");
+    }
+    assert!(stdout.contains("size"), "{stdout}");
+    path
+}
+
+#[test]
+fn build_then_probe_prints_the_value_and_the_best_moves() {
+    let db = build("kalah", "4", "kalah4.mztb");
+    // South's B sows its seed into the empty C and captures the seed in d opposite.
+    let out = mz(&[
+        "tablebase",
+        "probe",
+        "--db",
+        db.to_str().unwrap(),
+        "--position",
+        "south | 23 23 | 0 1 0 0 0 0 0 0 0 1 0 0 | ongoing",
+    ]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stdout.contains("value     +2 for south"), "{stdout}");
+    assert!(stdout.contains("south wins by 2"), "{stdout}");
+    assert!(stdout.contains("best      B"), "{stdout}");
+    assert!(stdout.contains("moves     B=+2"), "{stdout}");
+}
+
+#[test]
+fn probe_refuses_positions_it_cannot_answer() {
+    let db = build("oware", "4", "oware4.mztb");
+    let db = db.to_str().unwrap();
+    let cases = [
+        ("south | 0 0 | 4 4 4 4 4 4 4 4 4 4 4 4 | ongoing", "48 seeds on the board"),
+        ("south | 0 0 | 4 4 4 | ongoing", "3 pits"),
+        ("sideways | 0 0 | 1 | ongoing", "side must be"),
+    ];
+    for (position, expected) in cases {
+        let out = mz(&["tablebase", "probe", "--db", db, "--position", position]);
+        let (_, stderr) = text(&out);
+        assert!(!out.status.success());
+        assert!(stderr.contains(expected), "{position}: {stderr}");
+    }
+}
+
+#[test]
+fn a_corrupt_or_missing_database_is_refused() {
+    let db = build("kalah", "3", "kalah3.mztb");
+    let mut bytes = std::fs::read(&db).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0xff;
+    let bad = temp("corrupt.mztb");
+    std::fs::write(&bad, &bytes).unwrap();
+    let position = "south | 22 23 | 1 0 0 0 0 0 0 0 0 1 1 0 | ongoing";
+    let out = mz(&["tablebase", "probe", "--db", bad.to_str().unwrap(), "--position", position]);
+    let (_, stderr) = text(&out);
+    assert!(!out.status.success());
+    assert!(stderr.contains("checksum mismatch"), "{stderr}");
+    std::fs::write(&bad, &bytes[..bytes.len() - 20]).unwrap();
+    let out = mz(&["tablebase", "probe", "--db", bad.to_str().unwrap(), "--position", position]);
+    assert!(text(&out).1.contains("truncated"), "{}", text(&out).1);
+    let out = mz(&["tablebase", "probe", "--db", temp("absent.mztb").to_str().unwrap(), "--position", position]);
+    assert!(text(&out).1.contains("absent.mztb"), "{}", text(&out).1);
+}
+
+#[test]
+fn build_refuses_games_and_limits_it_cannot_do() {
+    let out = temp("never.mztb");
+    let out = out.to_str().unwrap();
+    for (game, seeds, expected) in
+        [("owela", "4", "Oware and Kalah only"), ("kalah:2,1", "5", "only 4 seeds"), ("nosuchgame", "4", "unknown preset")]
+    {
+        let res = mz(&["tablebase", "build", "--game", game, "--seeds", seeds, "--out", out]);
+        let (_, stderr) = text(&res);
+        assert!(!res.status.success());
+        assert!(stderr.contains(expected), "{game}: {stderr}");
+    }
+}
+
+#[test]
+fn bench_reports_probe_speed() {
+    let db = build("oware", "4", "oware4-bench.mztb");
+    let out = mz(&["tablebase", "bench", "--db", db.to_str().unwrap(), "--probes", "1000"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stdout.contains("full probes"), "{stdout}");
+}

@@ -1,0 +1,66 @@
+//! Self-play settings (the `[selfplay]` table of a run config).
+
+use serde::{Deserialize, Serialize};
+
+/// How self-play games are played and recorded.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SelfPlayConfig {
+    /// Games played each iteration.
+    pub games_per_iteration: usize,
+    /// Worker threads (each with its own evaluator).
+    pub threads: usize,
+    /// Games each worker plays at once, so one network call serves many searches.
+    pub parallel_games: usize,
+    /// Simulations of a full search (recorded as a policy target).
+    pub simulations: u32,
+    /// Simulations of a cheap search (playout-cap randomization, KataGo): not recorded.
+    pub fast_simulations: u32,
+    /// Share of moves that get the full search.
+    pub full_search_share: f64,
+    /// Plies played with `temperature`; later plies take the most visited move.
+    pub temperature_plies: u32,
+    pub temperature: f32,
+    /// Leaves each search hands out per batched network call.
+    pub leaves_per_gather: usize,
+}
+
+impl Default for SelfPlayConfig {
+    fn default() -> Self {
+        SelfPlayConfig {
+            games_per_iteration: 64,
+            threads: 2,
+            parallel_games: 16,
+            simulations: 128,
+            fast_simulations: 24,
+            full_search_share: 0.25,
+            temperature_plies: 12,
+            temperature: 1.0,
+            leaves_per_gather: 4,
+        }
+    }
+}
+
+impl SelfPlayConfig {
+    /// Checks every value; the error names the key and what is allowed.
+    ///
+    /// # Errors
+    /// A message `selfplay.KEY: ...`.
+    pub fn validate(&self) -> Result<(), String> {
+        let positive = |key: &str, v: usize| if v == 0 { Err(format!("selfplay.{key} must be at least 1")) } else { Ok(()) };
+        positive("games_per_iteration", self.games_per_iteration)?;
+        positive("threads", self.threads)?;
+        positive("parallel_games", self.parallel_games)?;
+        positive("leaves_per_gather", self.leaves_per_gather)?;
+        if self.simulations == 0 || self.fast_simulations == 0 {
+            return Err("selfplay.simulations and selfplay.fast_simulations must be at least 1".into());
+        }
+        if !(0.0..=1.0).contains(&self.full_search_share) || self.full_search_share == 0.0 {
+            return Err(format!("selfplay.full_search_share must be in (0, 1], got {}", self.full_search_share));
+        }
+        if !(self.temperature >= 0.0 && self.temperature <= 10.0) {
+            return Err(format!("selfplay.temperature must be in [0, 10], got {}", self.temperature));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,16 @@
+//! Parallel self-play for sowing games: many games a worker share batched evaluator calls
+//! (gather / evaluate / apply), with root noise, a temperature schedule and playout-cap
+//! randomization; game records become training rows, written as compressed, versioned,
+//! checksummed shards, and kept in a replay window.
+
+pub mod config;
+pub mod generator;
+pub mod record;
+pub mod shard;
+pub mod window;
+
+pub use config::SelfPlayConfig;
+pub use generator::{play_games, SelfPlayOutput};
+pub use record::{GameRecord, Row};
+pub use shard::{read_shard, shard_bytes, write_shard, ShardError, ShardHeader};
+pub use window::ReplayWindow;

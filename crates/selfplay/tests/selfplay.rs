@@ -1,0 +1,137 @@
+//! Self-play output, shard files and the replay window.
+
+use std::path::Path;
+
+use mancala_mcts::{SearchConfig, UniformEvaluator};
+use mancala_rules::{parse_rules, AnyGame, Game, Line};
+use mancala_selfplay::{play_games, read_shard, shard_bytes, write_shard, ReplayWindow, Row, SelfPlayConfig, ShardError, ShardHeader};
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+
+fn config(threads: usize) -> SelfPlayConfig {
+    SelfPlayConfig {
+        games_per_iteration: 6,
+        threads,
+        parallel_games: 3,
+        simulations: 16,
+        fast_simulations: 4,
+        full_search_share: 0.5,
+        temperature_plies: 6,
+        temperature: 1.0,
+        leaves_per_gather: 2,
+    }
+}
+
+fn play(game: &AnyGame, threads: usize, seed: u64) -> mancala_selfplay::SelfPlayOutput {
+    let search = SearchConfig { dirichlet_noise: true, ..SearchConfig::default() };
+    play_games(game, &config(threads), &search, 6, seed, |_| UniformEvaluator, &|_| {})
+}
+
+#[test]
+fn games_are_legal_and_rows_carry_their_targets() {
+    for rules in ["kalah", "oware", "ba-awa", "owela"] {
+        let game = parse_rules(rules).unwrap();
+        let out = play(&game, 2, 5);
+        assert_eq!(out.games.len(), 6, "{rules}");
+        let total = f32::from(game.total_seeds());
+        for g in &out.games {
+            // Replaying the labels gives a finished game with the recorded result.
+            let mut line = Line::new(game.clone());
+            for m in &g.moves {
+                line.play_label(m).unwrap_or_else(|e| panic!("{rules}: {e}"));
+            }
+            assert_eq!(line.status().to_string(), g.result, "{rules}");
+            let outcome = line.status().outcome().unwrap();
+            for r in &g.rows {
+                let s: f32 = r.policy.iter().sum();
+                assert!((s - 1.0).abs() < 1e-4, "{rules}: policy sums to {s}");
+                for (a, p) in r.policy.iter().enumerate() {
+                    assert!(*p == 0.0 || r.legal & (1 << a) != 0, "{rules}: mass on an illegal move");
+                }
+                assert!([-1.0, 0.0, 1.0].contains(&r.outcome));
+                assert!(r.margin.abs() <= 1.0);
+                // a win has a positive margin and a loss a negative one
+                assert!(r.outcome == 0.0 || r.outcome.signum() == r.margin.signum(), "{rules}");
+                assert!(outcome.margin as f32 / total >= r.margin.abs() - 1e-6);
+            }
+        }
+        assert!(out.rows() > 0, "{rules}: no recorded rows");
+        assert!(out.rows() < out.moves, "{rules}: playout cap randomization records only some moves");
+    }
+}
+
+#[test]
+fn same_seed_same_games_for_a_thread_count() {
+    let game = parse_rules("kalah").unwrap();
+    let a = play(&game, 2, 9);
+    let b = play(&game, 2, 9);
+    assert_eq!(a.games, b.games);
+    let c = play(&game, 2, 10);
+    assert_ne!(a.games, c.games);
+}
+
+fn header(rows: usize) -> ShardHeader {
+    ShardHeader { rules: "kalah houses=6 seeds=4 empty_capture=false end=either-row-empty".into(), inputs: 3, actions: 2, rows, games: 1, iteration: 4 }
+}
+
+fn rows() -> Vec<Row> {
+    (0..5)
+        .map(|i| Row {
+            inputs: vec![i as f32, 0.5, -1.0],
+            legal: 0b11,
+            policy: vec![0.25, 0.75],
+            search_value: 0.1 * i as f32,
+            outcome: [1.0, 0.0, -1.0][i % 3],
+            margin: 0.01 * i as f32,
+        })
+        .collect()
+}
+
+#[test]
+fn shards_round_trip_and_every_bad_shard_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("iter-0004.shard");
+    write_shard(&path, &header(5), &rows()).unwrap();
+    let (h, r) = read_shard(&path, Some(&header(5).rules)).unwrap();
+    assert_eq!(h, header(5));
+    assert_eq!(r, rows());
+
+    let good = shard_bytes(&header(5), &rows());
+    let check = |name: &str, bytes: &[u8], rules: Option<&str>| -> ShardError {
+        let p = dir.path().join(name);
+        std::fs::write(&p, bytes).unwrap();
+        let e = read_shard(&p, rules).unwrap_err();
+        assert!(e.to_string().contains(name), "error '{e}' does not name {name}");
+        e
+    };
+    assert!(matches!(check("cut.shard", &good[..good.len() - 20], None), ShardError::Truncated { .. }));
+    assert!(matches!(check("head.shard", &good[..12], None), ShardError::Truncated { .. }));
+    let mut flipped = good.clone();
+    let k = flipped.len() - 12;
+    flipped[k] ^= 1;
+    assert!(matches!(check("flip.shard", &flipped, None), ShardError::Corrupt { .. }));
+    assert!(matches!(check("text.shard", b"not a shard", None), ShardError::NotAShard { .. }));
+    let mut version = good.clone();
+    version[8] = 99;
+    assert!(matches!(check("version.shard", &version, None), ShardError::Version { .. }));
+    assert!(matches!(check("game.shard", &good, Some("oware")), ShardError::WrongGame { .. }));
+    assert!(matches!(read_shard(Path::new("/nonexistent/x.shard"), None), Err(ShardError::Io { .. })));
+}
+
+#[test]
+fn the_window_keeps_the_newest_rows_and_samples_batches() {
+    let mut w = ReplayWindow::new(3);
+    w.extend(rows());
+    assert_eq!(w.len(), 3);
+    let mut batch = mancala_nn::Batch::default();
+    let mut rng = SmallRng::seed_from_u64(1);
+    w.sample(16, &mut rng, &mut batch);
+    assert_eq!(batch.n, 16);
+    assert_eq!(batch.inputs.len(), 16 * 3);
+    assert_eq!(batch.legal.len(), 16 * 2);
+    assert_eq!(batch.wdl.len(), 16 * 3);
+    // only rows 2, 3 and 4 remain
+    assert!(batch.inputs.chunks(3).all(|x| x[0] >= 2.0));
+    w.set_capacity(1);
+    assert_eq!(w.len(), 1);
+}

@@ -1,0 +1,90 @@
+//! Exact values at search leaves: an [`Evaluator`] that answers positions inside the
+//! database itself and hands the rest to another evaluator.
+
+use std::sync::Arc;
+
+use mancala_mcts::Evaluator;
+use mancala_rules::Game;
+
+use crate::Tablebase;
+
+/// Answers a position inside the database with the game's result under perfect play (+1
+/// win, 0 draw, -1 loss for the mover, from the score difference plus the database value)
+/// and a policy uniform over the best moves; delegates every other position to `inner`,
+/// in one batch. Buffers are reused: no allocation once they have grown.
+pub struct TablebaseEvaluator<G: Game, E> {
+    tablebase: Arc<Tablebase>,
+    inner: E,
+    misses: Vec<usize>,
+    batch: Vec<G::Position>,
+    miss_policies: Vec<f32>,
+    miss_values: Vec<f32>,
+    /// Positions answered by the database, and all positions asked.
+    pub hits: u64,
+    pub lookups: u64,
+}
+
+impl<G: Game, E> TablebaseEvaluator<G, E> {
+    /// Puts `tablebase` in front of `inner` for `game`.
+    ///
+    /// # Errors
+    /// [`crate::TablebaseError::WrongGame`] when the database is for other rules.
+    pub fn new(game: &G, tablebase: Arc<Tablebase>, inner: E) -> Result<Self, crate::TablebaseError> {
+        tablebase.check_game(game)?;
+        Ok(TablebaseEvaluator {
+            tablebase,
+            inner,
+            misses: Vec::new(),
+            batch: Vec::new(),
+            miss_policies: Vec::new(),
+            miss_values: Vec::new(),
+            hits: 0,
+            lookups: 0,
+        })
+    }
+
+    pub fn inner(&self) -> &E {
+        &self.inner
+    }
+
+    pub fn inner_mut(&mut self) -> &mut E {
+        &mut self.inner
+    }
+}
+
+impl<G: Game, E: Evaluator<G>> Evaluator<G> for TablebaseEvaluator<G, E> {
+    fn evaluate(&mut self, game: &G, positions: &[G::Position], policies: &mut [f32], values: &mut [f32]) {
+        let a = game.action_space();
+        self.misses.clear();
+        self.batch.clear();
+        for (i, pos) in positions.iter().enumerate() {
+            self.lookups += 1;
+            match self.tablebase.probe(game, pos) {
+                Some(probe) if !probe.best.is_empty() => {
+                    self.hits += 1;
+                    let policy = &mut policies[i * a..(i + 1) * a];
+                    policy.fill(0.0);
+                    let p = 1.0 / probe.best.len() as f32;
+                    for action in probe.best {
+                        policy[usize::from(action)] = p;
+                    }
+                    values[i] = probe.result();
+                }
+                _ => {
+                    self.misses.push(i);
+                    self.batch.push(*pos);
+                }
+            }
+        }
+        if self.batch.is_empty() {
+            return;
+        }
+        self.miss_policies.resize(self.batch.len() * a, 0.0);
+        self.miss_values.resize(self.batch.len(), 0.0);
+        self.inner.evaluate(game, &self.batch, &mut self.miss_policies, &mut self.miss_values);
+        for (j, &i) in self.misses.iter().enumerate() {
+            policies[i * a..(i + 1) * a].copy_from_slice(&self.miss_policies[j * a..(j + 1) * a]);
+            values[i] = self.miss_values[j];
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! The endgame accuracy metric: on a fixed sample of database positions, how often a
+//! player's value has the right sign and how often its chosen move is optimal.
+
+use mancala_rules::{Action, Game, Player, Setup};
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+
+use crate::Tablebase;
+
+/// A predicted value within this distance of 0 counts as "draw"; beyond it as a win or a
+/// loss. A third splits [-1, 1] evenly between the three results.
+pub const DRAW_BAND: f32 = 1.0 / 3.0;
+
+/// Shares over a sample of positions.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct EndgameAccuracy {
+    pub positions: usize,
+    /// Share whose predicted value names the right result (win, draw, loss; see
+    /// [`DRAW_BAND`]).
+    pub value_sign: f64,
+    /// Share whose chosen move is one of the best moves.
+    pub best_move: f64,
+}
+
+/// `count` ongoing positions inside the database, the same for the same seed: a seed count
+/// from 1 to the database's limit, a board uniform among those, a side, and the captured
+/// seeds split at random among the splits that leave the game ongoing.
+pub fn sample_positions<G: Game>(game: &G, tablebase: &Tablebase, count: usize, seed: u64) -> Vec<G::Position> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let ix = tablebase.indexer();
+    let total = game.total_seeds();
+    let mut setup = Setup {
+        side: Player::South,
+        scores: Default::default(),
+        pits: vec![0; ix.pits()],
+        controllers: None,
+        status: "ongoing".into(),
+    };
+    let mut out = Vec::with_capacity(count);
+    // Every layer from 1 seed up holds ongoing positions, so this ends; the bound only
+    // guards against a game whose rules refuse nearly every board.
+    let mut attempts = 0usize;
+    while out.len() < count && ix.max_seeds() > 0 && attempts < 1000 * count.max(1) {
+        attempts += 1;
+        let seeds = rng.random_range(1..=ix.max_seeds());
+        ix.unrank(rng.random_range(0..ix.boards(seeds)), seeds, &mut setup.pits);
+        setup.side = if rng.random_range(0..2) == 0 { Player::South } else { Player::North };
+        let captured = total - seeds as u16;
+        let south = rng.random_range(0..=captured);
+        setup.scores.south = south;
+        setup.scores.north = captured - south;
+        if let Ok(pos) = game.from_setup(&setup)
+            && !game.status(&pos).is_over()
+        {
+            out.push(pos);
+        }
+    }
+    out
+}
+
+/// Judges `player` on `positions` (all inside `tablebase`, ongoing): `player` returns its
+/// value for the mover in [-1, 1] and the move it would play.
+pub fn endgame_accuracy<G: Game>(
+    game: &G,
+    tablebase: &Tablebase,
+    positions: &[G::Position],
+    mut player: impl FnMut(&G::Position) -> (f32, Action),
+) -> EndgameAccuracy {
+    let mut judged = 0usize;
+    let mut right_value = 0usize;
+    let mut right_move = 0usize;
+    for pos in positions {
+        let Some(probe) = tablebase.probe(game, pos) else { continue };
+        if probe.best.is_empty() {
+            continue;
+        }
+        judged += 1;
+        let (value, action) = player(pos);
+        let predicted = if value > DRAW_BAND {
+            1
+        } else if value < -DRAW_BAND {
+            -1
+        } else {
+            0
+        };
+        if predicted == probe.final_margin.signum() {
+            right_value += 1;
+        }
+        if probe.best.contains(action) {
+            right_move += 1;
+        }
+    }
+    let share = |k: usize| if judged == 0 { 0.0 } else { k as f64 / judged as f64 };
+    EndgameAccuracy { positions: judged, value_sign: share(right_value), best_move: share(right_move) }
+}

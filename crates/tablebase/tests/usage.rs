@@ -1,0 +1,136 @@
+//! Using a database: the `perfect` agent, exact values at search leaves, the endgame metric.
+
+use std::sync::Arc;
+
+use mancala_mcts::agents::RandomAgent;
+use mancala_mcts::{Agent, AgentSpec, Evaluator, Search, SearchConfig, UniformEvaluator};
+use mancala_rules::{parse_rules, AnyGame, Game, Line, Setup};
+use mancala_tablebase::{endgame_accuracy, sample_positions, PerfectAgent, Tablebase, TablebaseEvaluator};
+
+fn kalah(seeds: usize) -> (AnyGame, Arc<Tablebase>) {
+    let game = parse_rules("kalah").unwrap();
+    let tb = Tablebase::build(&game, seeds, &|_| {}).unwrap().0;
+    (game, Arc::new(tb))
+}
+
+fn perfect(game: &AnyGame, tb: &Arc<Tablebase>, seed: u64) -> PerfectAgent<AnyGame> {
+    PerfectAgent::new(game.clone(), tb.clone(), Box::new(RandomAgent::new(seed)), seed).unwrap()
+}
+
+#[test]
+fn two_perfect_agents_reach_the_database_margin() {
+    let (game, tb) = kalah(8);
+    for (k, pos) in sample_positions(&game, &tb, 40, 3).into_iter().enumerate() {
+        let expected = tb.probe(&game, &pos).unwrap().final_margin;
+        let mover = game.side_to_move(&pos);
+        let mut agents = [perfect(&game, &tb, k as u64), perfect(&game, &tb, 100 + k as u64)];
+        let mut line = Line::from_position(game.clone(), pos);
+        while !line.status().is_over() {
+            let side = line.side_to_move();
+            let action = agents[side.index()].choose(&line);
+            line.play(action).unwrap();
+        }
+        let margin = line.status().outcome().unwrap().margin_for(mover);
+        assert_eq!(margin, expected, "from {}", game.to_setup(&pos));
+        assert_eq!(agents[0].probed, agents[0].moves, "every move was inside the database");
+    }
+}
+
+#[test]
+fn the_perfect_agent_falls_back_outside_the_database() {
+    let (game, tb) = kalah(4);
+    let mut agent = perfect(&game, &tb, 1);
+    let line = Line::new(game.clone());
+    let action = agent.choose(&line);
+    assert!(game.legal_moves(&game.start()).contains(action));
+    assert_eq!((agent.probed, agent.moves), (0, 1));
+}
+
+#[test]
+fn the_perfect_agent_refuses_another_game_and_a_bad_spec() {
+    let (_, tb) = kalah(2);
+    let oware = parse_rules("oware").unwrap();
+    assert!(PerfectAgent::new(oware.clone(), tb, Box::new(RandomAgent::new(0)), 0).is_err());
+    let spec = AgentSpec::parse("perfect:depth=3").unwrap();
+    let err = PerfectAgent::from_spec(&oware, &spec, 0).err().unwrap().to_string();
+    assert!(err.contains("db=FILE"), "{err}");
+    let spec = AgentSpec::parse("perfect:db=/nonexistent/x.mztb").unwrap();
+    let err = PerfectAgent::from_spec(&oware, &spec, 0).err().unwrap().to_string();
+    assert!(err.contains("/nonexistent/x.mztb"), "{err}");
+}
+
+#[test]
+fn the_evaluator_answers_inside_and_delegates_outside() {
+    let (game, tb) = kalah(5);
+    let inside: Setup = "south | 20 23 | 0 2 0 0 0 1 0 0 1 0 1 0 | ongoing".parse().unwrap();
+    let inside = game.from_setup(&inside).unwrap();
+    let outside = game.start();
+    let mut eval = TablebaseEvaluator::new(&game, tb.clone(), UniformEvaluator).unwrap();
+    let a = game.action_space();
+    let mut policies = vec![0.0; 2 * a];
+    let mut values = vec![9.0; 2];
+    eval.evaluate(&game, &[inside, outside], &mut policies, &mut values);
+    let probe = tb.probe(&game, &inside).unwrap();
+    assert_eq!(values[0], probe.result());
+    for action in 0..a as u8 {
+        let p = policies[usize::from(action)];
+        if probe.best.contains(action) {
+            assert!((p - 1.0 / probe.best.len() as f32).abs() < 1e-6);
+        } else {
+            assert_eq!(p, 0.0);
+        }
+    }
+    assert_eq!(values[1], 0.0, "the uniform evaluator's value");
+    assert!(policies[a..].iter().all(|&p| (p - 1.0 / 6.0).abs() < 1e-6));
+    assert_eq!((eval.hits, eval.lookups), (1, 2));
+}
+
+#[test]
+fn search_with_exact_leaves_finds_a_best_move() {
+    let (game, tb) = kalah(8);
+    let positions = sample_positions(&game, &tb, 30, 11);
+    let config = SearchConfig { simulations: 200, ..SearchConfig::default() };
+    let mut eval = TablebaseEvaluator::new(&game, tb.clone(), UniformEvaluator).unwrap();
+    let mut search = Search::new(game.clone(), config, 5);
+    let accuracy = endgame_accuracy(&game, &tb, &positions, |pos| {
+        search.set_root_line(&Line::from_position(game.clone(), *pos));
+        search.run(&mut eval);
+        let action = search.select_action(0.0).unwrap();
+        (search.root_value(), action)
+    });
+    assert_eq!(accuracy.positions, positions.len());
+    // Every leaf is answered exactly, so the root's value names the database's result on
+    // every position of this (fixed) sample, and most chosen moves are optimal.
+    assert_eq!(accuracy.value_sign, 1.0, "{accuracy:?}");
+    assert!(accuracy.best_move > 0.5, "{accuracy:?}");
+}
+
+#[test]
+fn the_metric_scores_a_perfect_and_a_clueless_player() {
+    let (game, tb) = kalah(7);
+    let positions = sample_positions(&game, &tb, 200, 7);
+    assert_eq!(positions.len(), 200);
+    assert_eq!(positions, sample_positions(&game, &tb, 200, 7), "the same sample for the same seed");
+    let perfect = endgame_accuracy(&game, &tb, &positions, |pos| {
+        let probe = tb.probe(&game, pos).unwrap();
+        (probe.result(), probe.best.iter().next().unwrap())
+    });
+    assert_eq!((perfect.positions, perfect.value_sign, perfect.best_move), (200, 1.0, 1.0));
+    // Always "draw", always the worst move.
+    let draws = positions.iter().filter(|p| tb.probe(&game, p).unwrap().final_margin == 0).count();
+    let all_best = positions
+        .iter()
+        .filter(|p| {
+            let probe = tb.probe(&game, p).unwrap();
+            probe.best == probe.legal
+        })
+        .count();
+    let clueless = endgame_accuracy(&game, &tb, &positions, |pos| {
+        let probe = tb.probe(&game, pos).unwrap();
+        let worst = probe.legal.iter().min_by_key(|&a| probe.move_values[usize::from(a)]).unwrap();
+        (0.0, worst)
+    });
+    assert_eq!(clueless.value_sign, draws as f64 / 200.0);
+    assert_eq!(clueless.best_move, all_best as f64 / 200.0);
+    assert!(clueless.best_move < 1.0);
+}
