@@ -201,16 +201,19 @@ fn temp_config(name: &str, text: &str) -> PathBuf {
 fn nn_bench_reads_the_network_table_of_a_config() {
     let path = temp_config(
         "good",
-        "game = \"kalah\"\n[network]\narchitecture = \"conv\"\nwidth = 8\nblocks = 1\n[training]\nbatch = 9\n",
+        "[game]\nrules = \"kalah\"\n[network]\narchitecture = \"conv\"\nwidth = 8\nblocks = 1\n",
     );
     let p = path.to_str().unwrap();
-    let lines = bench_ok(&["nn", "--game", "kalah", "--config", p, "--seconds", "0.2"]);
+    // Without --game the config's game is benchmarked.
+    let lines = bench_ok(&["nn", "--config", p, "--seconds", "0.2"]);
     check_nn(&lines, &small_config("kalah", Architecture::Conv, 8, 1));
+    let kalah = parse_rules("kalah").unwrap().rules_string();
+    assert_eq!(lines[0], format!("game: {kalah}"));
     // Options on the command line win over the file.
     let lines = bench_ok(&[
         "nn",
         "--game",
-        "kalah",
+        "owela",
         "--config",
         p,
         "--architecture",
@@ -218,7 +221,7 @@ fn nn_bench_reads_the_network_table_of_a_config() {
         "--seconds",
         "0.2",
     ]);
-    check_nn(&lines, &small_config("kalah", Architecture::Mlp, 8, 1));
+    check_nn(&lines, &small_config("owela", Architecture::Mlp, 8, 1));
     std::fs::remove_file(path).unwrap();
 }
 
@@ -247,11 +250,23 @@ fn bad_input_is_refused_with_a_clear_message() {
         &["nn", "--config", "/no/such/run.toml"],
         &["/no/such/run.toml"],
     );
-    let bad = temp_config("bad", "[network]\nwidth = \"wide\"\n");
-    fails_naming(
-        &["nn", "--config", bad.to_str().unwrap()],
-        &["network.width", "line 2", "wide"],
-    );
-    std::fs::remove_file(bad).unwrap();
+    for (name, text, words) in [
+        (
+            "narrow",
+            "[game]\nrules = \"oware\"\n[network]\nwidth = 0\n",
+            &["network.width", "0"][..],
+        ),
+        (
+            "wide",
+            "[game]\nrules = \"oware\"\n[network]\nwidth = \"wide\"\n",
+            &["width", "wide"][..],
+        ),
+        ("gameless", "[network]\nwidth = 8\n", &["game"][..]),
+    ] {
+        let bad = temp_config(name, text);
+        let path = bad.to_str().unwrap();
+        fails_naming(&["nn", "--config", path], &[&[path][..], words].concat());
+        std::fs::remove_file(bad).unwrap();
+    }
     fails_naming(&["tennis"], &["tennis"]);
 }

@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 use mancala_mcts::{RolloutEvaluator, Search, SearchConfig};
 use mancala_rules::{AnyGame, Game};
 
-use super::Common;
 use super::measure::{CpuShare, per_second};
+use super::{Common, default_game};
 
 /// Arguments of `mancala-zero bench mcts`.
 #[derive(clap::Args, Debug)]
@@ -24,6 +24,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let Common { game, seconds } = args.common;
+    let game = game.unwrap_or_else(default_game);
     let share = CpuShare::start();
     let tally = match &game {
         AnyGame::Oware(g) => searches(g, args.simulations, seconds, args.seed),

@@ -43,12 +43,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 #[derive(clap::Args, Debug)]
 struct Common {
     /// Rules string: a preset (oware, abapa, ouril, awale, oware-capture-all, kalah, ba-awa,
-    /// owela) and `key=value` options, e.g. "oware grand_slam=capture-all".
-    #[arg(long, default_value = "oware", value_parser = parse_game)]
-    game: AnyGame,
+    /// owela) and `key=value` options, e.g. "oware grand_slam=capture-all" [default: oware].
+    #[arg(long, value_parser = parse_game)]
+    game: Option<AnyGame>,
     /// How long to measure, in seconds (fractions allowed).
     #[arg(long, default_value = "3", value_parser = parse_seconds, allow_negative_numbers = true)]
     seconds: Duration,
+}
+
+/// The game benchmarked when none is named: Oware (Abapa), the project's main game.
+fn default_game() -> AnyGame {
+    mancala_rules::parse_rules("oware").expect("oware is a preset")
 }
 
 fn parse_game(text: &str) -> Result<AnyGame, String> {

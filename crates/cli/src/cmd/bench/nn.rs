@@ -25,8 +25,10 @@ use mancala_rules::{AnyGame, AnyPosition, Game};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
-use super::Common;
+use mancala_train::RunConfig;
+
 use super::measure::{CpuShare, per_second, repeat_for};
+use super::{Common, default_game};
 
 /// Batch sizes of the inference figures.
 const BATCHES: [usize; 5] = [1, 8, 32, 128, 512];
@@ -40,18 +42,18 @@ const MIN_CALLS: u64 = 3;
 pub struct Args {
     #[command(flatten)]
     common: Common,
-    /// A run config: its `[network]` table (architecture, width, blocks) gives the sizes;
-    /// the options below override it.
+    /// A run config (TOML, as `train --config` reads it): its `[network]` table gives the
+    /// sizes and, without --game, its `[game]` the game; the options below override it.
     #[arg(long)]
     config: Option<PathBuf>,
-    /// Network body.
-    #[arg(long, value_parser = ["mlp", "conv"])]
-    architecture: Option<String>,
+    /// Network body [default: mlp].
+    #[arg(long, value_enum)]
+    architecture: Option<Body>,
     /// MLP width or conv channels [default: 128].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     width: Option<u32>,
     /// Residual blocks [default: 4].
-    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=64))]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
     blocks: Option<u32>,
     /// Threads of the pool the network runs in.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
@@ -61,35 +63,42 @@ pub struct Args {
     seed: u64,
 }
 
-/// The sizes the benchmark builds; unset fields keep `NetConfig`'s defaults.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct NetworkTable {
-    architecture: Option<Architecture>,
-    width: Option<usize>,
-    blocks: Option<usize>,
+/// The network bodies, as the command line names them.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Body {
+    Mlp,
+    Conv,
+}
+
+impl From<Body> for Architecture {
+    fn from(body: Body) -> Architecture {
+        match body {
+            Body::Mlp => Architecture::Mlp,
+            Body::Conv => Architecture::Conv,
+        }
+    }
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let Common { game, seconds } = args.common;
-    let mut sizes = match &args.config {
-        Some(path) => read_network_table(path)?,
-        None => NetworkTable::default(),
+    let config = args.config.as_deref().map(read_run_config).transpose()?;
+    let game = match (game, &config) {
+        (Some(game), _) => game,
+        (None, Some(config)) => config.game()?,
+        (None, None) => default_game(),
     };
-    if let Some(a) = &args.architecture {
-        sizes.architecture = Some(parse_architecture(a).context("--architecture")?);
+    let mut net_config = match &config {
+        Some(config) => config.net_config(&game),
+        None => NetConfig::for_layout(&layout(&game), game.action_space()),
+    };
+    if let Some(body) = args.architecture {
+        net_config = net_config.with_architecture(body.into());
     }
-    sizes.width = args.width.map(|w| w as usize).or(sizes.width);
-    sizes.blocks = args.blocks.map(|b| b as usize).or(sizes.blocks);
-
-    let mut net_config = NetConfig::for_layout(&layout(&game), game.action_space());
-    if let Some(a) = sizes.architecture {
-        net_config = net_config.with_architecture(a);
+    if let Some(width) = args.width {
+        net_config = net_config.with_width(width as usize);
     }
-    if let Some(w) = sizes.width {
-        net_config = net_config.with_width(w);
-    }
-    if let Some(b) = sizes.blocks {
-        net_config = net_config.with_blocks(b);
+    if let Some(blocks) = args.blocks {
+        net_config = net_config.with_blocks(blocks as usize);
     }
 
     let pool = rayon::ThreadPoolBuilder::new()
@@ -251,177 +260,16 @@ fn synthetic_batch(game: &AnyGame, positions: &[AnyPosition], seed: u64) -> Batc
     batch
 }
 
-fn parse_architecture(text: &str) -> anyhow::Result<Architecture> {
-    match text {
-        "mlp" => Ok(Architecture::Mlp),
-        "conv" => Ok(Architecture::Conv),
-        _ => anyhow::bail!("unknown architecture '{text}': use mlp or conv"),
-    }
-}
-
-/// Reads the `[network]` table of a run config.
-fn read_network_table(path: &Path) -> anyhow::Result<NetworkTable> {
+/// Reads and validates a run config, as `mancala-zero train` does.
+fn read_run_config(path: &Path) -> anyhow::Result<RunConfig> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("could not read the config {}", path.display()))?;
-    parse_network_table(&text).with_context(|| format!("in the config {}", path.display()))
-}
-
-/// The `architecture`, `width` and `blocks` keys of the `[network]` table of a TOML text;
-/// everything else is ignored. The cli has no TOML parser among its dependencies, so this
-/// reads just enough TOML for those three keys: `key = value` lines under a `[network]`
-/// header, `#` comments, basic or literal strings, integers with `_` separators.
-fn parse_network_table(text: &str) -> anyhow::Result<NetworkTable> {
-    let mut table = NetworkTable::default();
-    let mut in_network = false;
-    for (index, raw) in text.lines().enumerate() {
-        let line_no = index + 1;
-        let line = strip_comment(raw).trim();
-        if line.starts_with('[') {
-            in_network = line.trim_start_matches('[').trim_end_matches(']').trim() == "network";
-            continue;
-        }
-        if !in_network || line.is_empty() {
-            continue;
-        }
-        let Some((key, value)) = line.split_once('=') else {
-            anyhow::bail!("line {line_no} of [network]: expected 'key = value', found '{line}'");
-        };
-        let (key, value) = (key.trim().trim_matches('"'), value.trim());
-        match key {
-            "architecture" => {
-                let name = toml_string(value)
-                    .with_context(|| format!("line {line_no}: network.architecture"))?;
-                table.architecture = Some(
-                    parse_architecture(name)
-                        .with_context(|| format!("line {line_no}: network.architecture"))?,
-                );
-            }
-            "width" => {
-                table.width = Some(
-                    toml_integer(value, 1, 4096)
-                        .with_context(|| format!("line {line_no}: network.width"))?,
-                )
-            }
-            "blocks" => {
-                table.blocks = Some(
-                    toml_integer(value, 0, 64)
-                        .with_context(|| format!("line {line_no}: network.blocks"))?,
-                )
-            }
-            _ => {}
-        }
-    }
-    Ok(table)
-}
-
-/// The line up to a `#` that is not inside a string.
-fn strip_comment(line: &str) -> &str {
-    let mut quote = None;
-    for (i, c) in line.char_indices() {
-        match (quote, c) {
-            (None, '#') => return &line[..i],
-            (None, '"' | '\'') => quote = Some(c),
-            (Some(q), _) if c == q => quote = None,
-            _ => {}
-        }
-    }
-    line
-}
-
-fn toml_string(value: &str) -> anyhow::Result<&str> {
-    for q in ['"', '\''] {
-        if let Some(inner) = value.strip_prefix(q).and_then(|v| v.strip_suffix(q)) {
-            return Ok(inner);
-        }
-    }
-    anyhow::bail!("expected a quoted string such as \"mlp\", found {value}")
-}
-
-fn toml_integer(value: &str, min: usize, max: usize) -> anyhow::Result<usize> {
-    let n: usize = value
-        .replace('_', "")
-        .parse()
-        .map_err(|_| anyhow::anyhow!("expected a whole number, found {value}"))?;
-    anyhow::ensure!(
-        (min..=max).contains(&n),
-        "{n} is out of range: allowed {min} to {max}"
-    );
-    Ok(n)
+    RunConfig::parse(&text).with_context(|| format!("in the config {}", path.display()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_network_table_is_read_and_the_rest_ignored() {
-        let text = r#"
-game = "oware"
-width = 999   # not in [network]: ignored
-
-[network]
-architecture = "conv" # the tower
-width = 1_024
-blocks = 6
-dropout = 0.1
-
-[training]
-blocks = 99
-"#;
-        let table = parse_network_table(text).unwrap();
-        assert_eq!(
-            table,
-            NetworkTable {
-                architecture: Some(Architecture::Conv),
-                width: Some(1024),
-                blocks: Some(6)
-            }
-        );
-    }
-
-    #[test]
-    fn a_config_without_the_table_keeps_the_defaults() {
-        assert_eq!(
-            parse_network_table("game = \"kalah\"\n[selfplay]\nthreads = 2\n").unwrap(),
-            NetworkTable::default()
-        );
-        let sub = parse_network_table("[network.extra]\nwidth = 7\n").unwrap();
-        assert_eq!(sub, NetworkTable::default());
-    }
-
-    #[test]
-    fn bad_values_name_the_key_and_the_line() {
-        for (text, words) in [
-            (
-                "[network]\narchitecture = \"transformer\"\n",
-                ["line 2", "network.architecture", "transformer"],
-            ),
-            (
-                "[network]\narchitecture = mlp\n",
-                ["line 2", "network.architecture", "quoted"],
-            ),
-            (
-                "\n[network]\nwidth = 0\n",
-                ["line 3", "network.width", "out of range"],
-            ),
-            (
-                "[network]\nblocks = many\n",
-                ["line 2", "network.blocks", "many"],
-            ),
-            ("[network]\nwidth\n", ["line 2", "key = value", "width"]),
-        ] {
-            let err = format!("{:#}", parse_network_table(text).unwrap_err());
-            for w in words {
-                assert!(err.contains(w), "{text:?}: '{err}' lacks '{w}'");
-            }
-        }
-    }
-
-    #[test]
-    fn comments_inside_strings_are_kept() {
-        assert_eq!(strip_comment("a = \"x # y\" # z"), "a = \"x # y\" ");
-        assert_eq!(strip_comment("# all"), "");
-    }
 
     #[test]
     fn sampled_positions_are_ongoing_and_varied() {

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use mancala_rules::{AnyGame, Game};
 
-use super::Common;
 use super::measure::{CpuShare, per_second};
+use super::{Common, default_game};
 
 /// Arguments of `mancala-zero bench rules`.
 #[derive(clap::Args, Debug)]
@@ -24,6 +24,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let Common { game, seconds } = args.common;
+    let game = game.unwrap_or_else(default_game);
     let share = CpuShare::start();
     let tally = match &game {
         AnyGame::Oware(g) => playouts(g, seconds, args.seed),
