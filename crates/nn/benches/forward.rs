@@ -1,0 +1,98 @@
+//! Network speed on the flex CPU backend: the default network's forward pass (input tensor,
+//! forward, outputs read back) at batch 1, 32 and 256 on Oware positions, and one training
+//! step at batch 256. Runs in a one-thread rayon pool (burn-flex sizes its parallel work by
+//! the calling thread's pool), so the figures are per core.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use burn::prelude::*;
+use criterion::{Criterion, Throughput, criterion_group};
+use mancala_nn::{Batch, Learner, NetConfig, OptimConfig, encode, layout};
+use mancala_rules::{Game, parse_rules};
+
+fn network(c: &mut Criterion) {
+    let game = parse_rules("oware").expect("a preset");
+    let lay = layout(&game);
+    let actions = game.action_space();
+    let net_config = NetConfig::for_layout(&lay, actions);
+    let mut learner = Learner::new(
+        net_config,
+        OptimConfig::default(),
+        Device::flex().autodiff(),
+        1,
+    );
+    let device = Device::flex();
+    let model = learner.inference_model(&device);
+
+    // Rows from a short game, repeated: the forward pass costs the same whatever the seeds.
+    let mut rows = Vec::new();
+    let mut pos = game.start();
+    let mut row = vec![0.0; lay.inputs()];
+    for _ in 0..256 {
+        encode(&game, &lay, &pos, &mut row);
+        rows.push(row.clone());
+        let legal = game.legal_moves(&pos);
+        game.play_unchecked(&mut pos, legal.nth(0).expect("ongoing"));
+        if game.status(&pos).is_over() {
+            pos = game.start();
+        }
+    }
+
+    let mut group = c.benchmark_group("forward");
+    for n in [1usize, 32, 256] {
+        let input: Vec<f32> = rows[..n].concat();
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_function(format!("batch_{n}"), |b| {
+            b.iter(|| {
+                let x = Tensor::<2>::from_data(
+                    TensorData::new(input.clone(), [n, lay.inputs()]),
+                    &device,
+                );
+                let out = model.forward(x);
+                black_box((out.policy.into_data(), out.wdl.into_data()))
+            })
+        });
+    }
+    group.finish();
+
+    let n = 256;
+    let batch = Batch {
+        n,
+        inputs: rows.concat(),
+        legal: vec![1.0; n * actions],
+        policy: vec![1.0 / actions as f32; n * actions],
+        wdl: (0..n)
+            .flat_map(|i| {
+                [
+                    (i % 3 == 0) as u8 as f32,
+                    (i % 3 == 1) as u8 as f32,
+                    (i % 3 == 2) as u8 as f32,
+                ]
+            })
+            .collect(),
+        margin: vec![0.0; n],
+    };
+    c.bench_function("train_step/batch_256", |b| {
+        b.iter(|| black_box(learner.train_step(&batch)))
+    });
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(3));
+    targets = network
+}
+/// `criterion_main!` with the benchmarks run inside a one-thread pool: burn-flex sizes its
+/// parallel work by the pool of the calling thread, and inside the pool every operation runs
+/// inline on it.
+fn main() {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a one-thread pool");
+    pool.install(|| {
+        benches();
+        Criterion::default().configure_from_args().final_summary();
+    });
+}
