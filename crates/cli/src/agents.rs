@@ -19,7 +19,7 @@ use mancala_tablebase::{PerfectAgent, Tablebase};
 
 /// Specs this binary understands, for error messages.
 pub const ALL_AGENTS: &str =
-    "random, greedy, alphabeta:depth=D, alphabeta:ms=T, mcts:sims=N, net:FILE[,sims=N], perfect:db=FILE[,depth=D|ms=T]";
+    "random, greedy, alphabeta:depth=D, alphabeta:ms=T, mcts:sims=N, net:FILE[,sims=N][,tb=DB], perfect:db=FILE[,depth=D|ms=T]";
 
 type ModelCache = Mutex<HashMap<PathBuf, (ModelMeta, Net)>>;
 
@@ -72,6 +72,27 @@ pub fn neural_agent(game: &AnyGame, path: &Path, simulations: u32, seed: u64, na
     Ok(NeuralAgent::new(game, net, Device::flex(), config, seed, name))
 }
 
+/// A search over any evaluator (here: a network with exact endgame values at the leaves).
+struct SearchAgent {
+    search: mancala_mcts::Search<AnyGame>,
+    evaluator: Box<dyn mancala_mcts::Evaluator<AnyGame>>,
+    name: String,
+}
+
+impl Agent<AnyGame> for SearchAgent {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn choose(&mut self, line: &mancala_rules::Line<AnyGame>) -> mancala_rules::Action {
+        self.search.set_root_line(line);
+        self.search.run(&mut self.evaluator);
+        self.search.select_action(0.0).expect("an ongoing game has a legal move")
+    }
+    fn new_game(&mut self, seed: u64) {
+        self.search.reseed(seed);
+    }
+}
+
 /// Builds any agent from its spec.
 ///
 /// # Errors
@@ -86,15 +107,30 @@ pub fn make_agent(game: &AnyGame, spec_text: &str, seed: u64) -> anyhow::Result<
             let file = parts.next().filter(|f| !f.is_empty() && !f.contains('='));
             let Some(file) = file else { bail!("agent '{spec_text}': write net:FILE[,sims=N]") };
             let mut sims = 200u32;
+            let mut db = None;
             for p in parts {
                 match p.split_once('=') {
                     Some(("sims", v)) => {
                         sims = v.parse().ok().filter(|&n| n > 0).with_context(|| format!("agent '{spec_text}': sims={v} is not a positive number"))?;
                     }
-                    _ => bail!("agent '{spec_text}': unknown parameter '{p}', allowed: sims"),
+                    Some(("tb", v)) => db = Some(PathBuf::from(v)),
+                    _ => bail!("agent '{spec_text}': unknown parameter '{p}', allowed: sims, tb"),
                 }
             }
-            Ok(Box::new(neural_agent(game, Path::new(file), sims, seed, spec_text.to_string())?))
+            let Some(db) = db else {
+                return Ok(Box::new(neural_agent(game, Path::new(file), sims, seed, spec_text.to_string())?));
+            };
+            // Exact values at the leaves inside the database, the network elsewhere.
+            let (_, net) = cached_model(game, Path::new(file))?;
+            let inner = mancala_nn::NeuralEvaluator::new(game, net, Device::flex()).cached(14);
+            let evaluator = mancala_tablebase::TablebaseEvaluator::new(game, cached_tablebase(&db)?, inner)
+                .with_context(|| format!("agent '{spec_text}'"))?;
+            let config = SearchConfig { simulations: sims, leaves_per_gather: 8, ..SearchConfig::default() };
+            Ok(Box::new(SearchAgent {
+                search: mancala_mcts::Search::new(game.clone(), config, seed),
+                evaluator: Box::new(evaluator),
+                name: spec_text.to_string(),
+            }))
         }
         "perfect" => {
             spec.only(&["db", "depth", "ms"])?;

@@ -193,6 +193,11 @@ pub struct EvaluationSection {
     pub references: Vec<String>,
     pub opening_plies: usize,
     pub threads: usize,
+    /// An endgame database (`mancala-zero tablebase build`); empty: none. On a fixed sample of
+    /// its positions the network's value sign and the search's move are checked every
+    /// evaluation (`endgame/value_sign`, `endgame/best_move`).
+    pub tablebase: String,
+    pub tablebase_positions: usize,
 }
 
 impl Default for EvaluationSection {
@@ -204,6 +209,8 @@ impl Default for EvaluationSection {
             references: vec!["random".into(), "greedy".into(), "alphabeta:depth=4".into(), "mcts:sims=1000".into()],
             opening_plies: 4,
             threads: 2,
+            tablebase: String::new(),
+            tablebase_positions: 400,
         }
     }
 }

@@ -47,6 +47,8 @@ pub struct Summary {
     pub promotions: u64,
     /// The last Elo against each reference (difference, best model minus reference).
     pub elo: BTreeMap<String, f64>,
+    /// The last endgame accuracy, when a database referees.
+    pub endgame: Option<mancala_tablebase::EndgameAccuracy>,
 }
 
 /// Starts a new run in `dir` with `config` (its text is copied into the run).
@@ -109,6 +111,9 @@ struct Session<'a> {
     reporter: &'a dyn Reporter,
     rng: SmallRng,
     last_elo: BTreeMap<String, f64>,
+    /// The endgame referee and its fixed sample of positions, when configured.
+    endgames: Option<(mancala_tablebase::Tablebase, Vec<<AnyGame as Game>::Position>)>,
+    last_endgame: Option<mancala_tablebase::EndgameAccuracy>,
 }
 
 impl<'a> Session<'a> {
@@ -137,7 +142,17 @@ impl<'a> Session<'a> {
             window.extend(r);
         }
         let rng = SmallRng::seed_from_u64(config.run.seed ^ state.iteration.wrapping_mul(0x51_7cc1_b727_220a));
-        Ok(Session { config, game, run, learner, state, best, inference, window, metrics, reporter, rng, last_elo: BTreeMap::new() })
+        let endgames = if config.evaluation.tablebase.is_empty() {
+            None
+        } else {
+            let path = Path::new(&config.evaluation.tablebase);
+            let tb = mancala_tablebase::Tablebase::read(path)
+                .map_err(|e| TrainError::Config(format!("evaluation.tablebase = {}: {e}", path.display())))?;
+            tb.check_game(&game).map_err(|e| TrainError::Config(format!("evaluation.tablebase: {e}")))?;
+            let sample = mancala_tablebase::metric::sample_positions(&game, &tb, config.evaluation.tablebase_positions, 0xe4d9);
+            Some((tb, sample))
+        };
+        Ok(Session { config, game, run, learner, state, best, inference, window, metrics, reporter, rng, last_elo: BTreeMap::new(), endgames, last_endgame: None })
     }
 
     fn run(mut self) -> Result<Summary, TrainError> {
@@ -166,6 +181,7 @@ impl<'a> Session<'a> {
             best_iteration: self.state.best_iteration,
             promotions: self.state.promotions,
             elo: self.last_elo.clone(),
+            endgame: self.last_endgame,
         })
     }
 
@@ -370,6 +386,29 @@ impl<'a> Session<'a> {
             self.last_elo.insert(reference.clone(), elo);
         }
         self.run.write(&self.run.arena_path("eval", it), &records)?;
+        if let Some((tb, sample)) = &self.endgames {
+            self.reporter.phase(&format!("iteration {it}: endgame accuracy"), sample.len() as u64);
+            let mut net = NeuralEvaluator::new(&self.game, self.best.clone(), self.inference.clone());
+            let mut agent = NeuralAgent::new(
+                &self.game,
+                self.best.clone(),
+                self.inference.clone(),
+                self.config.search_config(self.config.gating.simulations),
+                self.config.run.seed,
+                "net".into(),
+            );
+            let a = self.game.action_space();
+            let (mut policy, mut value) = (vec![0.0; a], [0.0f32]);
+            let acc = mancala_tablebase::metric::endgame_accuracy(&self.game, tb, sample, |pos| {
+                use mancala_mcts::Evaluator;
+                net.evaluate(&self.game, std::slice::from_ref(pos), &mut policy, &mut value);
+                let line = mancala_rules::Line::from_position(self.game.clone(), *pos);
+                (value[0], agent.choose(&line))
+            });
+            scalars.insert("endgame/value_sign".into(), acc.value_sign);
+            scalars.insert("endgame/best_move".into(), acc.best_move);
+            self.last_endgame = Some(acc);
+        }
         Ok(())
     }
 }

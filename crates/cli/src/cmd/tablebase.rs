@@ -23,6 +23,24 @@ enum Command {
     Probe(ProbeArgs),
     /// Measure probes a second on random positions inside a database.
     Bench(BenchArgs),
+    /// Judge a model on database positions: its value's sign and its search's move.
+    Accuracy(AccuracyArgs),
+}
+
+#[derive(clap::Args, Debug)]
+struct AccuracyArgs {
+    /// The database file (its rules choose the game).
+    #[arg(long)]
+    db: PathBuf,
+    /// The model file; without it, the shipped network of the game.
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Positions in the fixed sample.
+    #[arg(long, default_value_t = 1000)]
+    positions: usize,
+    /// Simulations of the search that picks the move.
+    #[arg(long, default_value_t = 200)]
+    simulations: u32,
 }
 
 #[derive(clap::Args, Debug)]
@@ -66,7 +84,36 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Command::Build(a) => build(a),
         Command::Probe(a) => probe(a),
         Command::Bench(a) => bench(a),
+        Command::Accuracy(a) => accuracy(a),
     }
+}
+
+fn accuracy(args: AccuracyArgs) -> anyhow::Result<()> {
+    use mancala_mcts::{Agent, Evaluator};
+    let tb = Tablebase::read(&args.db).with_context(|| format!("reading {}", args.db.display()))?;
+    let game = parse_rules(tb.rules()).with_context(|| format!("{}: rules", args.db.display()))?;
+    let net = match &args.model {
+        Some(path) => crate::agents::cached_model(&game, path)?.1,
+        None => match crate::shipped::shipped_model(&game) {
+            Some((_, net)) => net,
+            None => bail!("no shipped network for {}: give --model FILE", tb.rules()),
+        },
+    };
+    let device = burn::prelude::Device::flex();
+    let mut evaluator = mancala_nn::NeuralEvaluator::new(&game, net.clone(), device.clone());
+    let config = mancala_mcts::SearchConfig { simulations: args.simulations.max(1), leaves_per_gather: 8, ..Default::default() };
+    let mut agent = mancala_nn::NeuralAgent::new(&game, net, device, config, 1, "net".into());
+    let sample = sample_positions(&game, &tb, args.positions, 0xe4d9);
+    let a = game.action_space();
+    let (mut policy, mut value) = (vec![0.0; a], [0.0f32]);
+    let acc = mancala_tablebase::endgame_accuracy(&game, &tb, &sample, |pos| {
+        evaluator.evaluate(&game, std::slice::from_ref(pos), &mut policy, &mut value);
+        (value[0], agent.choose(&mancala_rules::Line::from_position(game.clone(), *pos)))
+    });
+    println!("positions: {} with at most {} seeds on the board", acc.positions, tb.max_seeds());
+    println!("value sign right: {:.1}%", acc.value_sign * 100.0);
+    println!("best move ({} simulations): {:.1}%", args.simulations, acc.best_move * 100.0);
+    Ok(())
 }
 
 fn build(args: BuildArgs) -> anyhow::Result<()> {

@@ -135,4 +135,12 @@ fn report(summary: &mancala_train::Summary, dir: &std::path::Path) {
     for (r, e) in &summary.elo {
         println!("elo vs {r}: {e:+.0}");
     }
+    if let Some(a) = &summary.endgame {
+        println!(
+            "endgame accuracy on {} database positions: value sign {:.1}%, best move {:.1}%",
+            a.positions,
+            a.value_sign * 100.0,
+            a.best_move * 100.0
+        );
+    }
 }

@@ -9,6 +9,7 @@ mod mcts;
 mod measure;
 mod nn;
 mod rules;
+mod selfplay;
 
 use std::time::Duration;
 
@@ -29,6 +30,8 @@ enum Kind {
     Mcts(mcts::Args),
     /// The network: evaluator and raw forward at batch 1 to 512, and a training step.
     Nn(nn::Args),
+    /// Self-play end to end (search, network, recording): positions a second.
+    Selfplay(selfplay::Args),
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -36,6 +39,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Kind::Rules(a) => rules::run(a),
         Kind::Mcts(a) => mcts::run(a),
         Kind::Nn(a) => nn::run(a),
+        Kind::Selfplay(a) => selfplay::run(a),
     }
 }
 
