@@ -98,7 +98,9 @@ impl Agent<AnyGame> for SearchAgent {
 /// # Errors
 /// An unknown agent, a bad parameter, or a file that cannot be used.
 pub fn make_agent(game: &AnyGame, spec_text: &str, seed: u64) -> anyhow::Result<Box<dyn Agent<AnyGame>>> {
-    let spec = AgentSpec::parse(spec_text)?;
+    // `net:FILE,...` has a key-less first parameter, so it is read before the generic parser.
+    let name = spec_text.trim().split(':').next().unwrap_or("").to_ascii_lowercase();
+    let spec = if name == "net" { AgentSpec { text: spec_text.to_string(), name, params: Vec::new() } } else { AgentSpec::parse(spec_text)? };
     match spec.name.as_str() {
         "net" => {
             // net:FILE or net:FILE,sims=N (the file is the first, key-less parameter)

@@ -328,7 +328,9 @@ fn settle_layer<G: Game>(
                 side: setup.side,
                 source,
             })?;
-            *value = cycle_value(game, &pos, scores).clamp(l, h);
+            // Awale's forfeit (a forced grand slam loses all 48 seeds) can cross the bounds;
+            // then the upper bound wins instead of a panic.
+            *value = cycle_value(game, &pos, scores).max(l).min(h);
         }
         Ok(())
     })?;
