@@ -13,7 +13,7 @@ use burn::prelude::Device;
 use mancala_mcts::alphabeta::Limit;
 use mancala_mcts::agents::AlphaBetaAgent;
 use mancala_mcts::{parse_agent, Agent, AgentSpec, SearchConfig};
-use mancala_nn::{load_model, ModelMeta, Net, NeuralAgent};
+use mancala_nn::{load_model, neural_agent as make_neural_agent, ModelMeta, Net, NeuralAgent};
 use mancala_rules::{AnyGame, Game};
 use mancala_tablebase::{PerfectAgent, Tablebase};
 
@@ -69,28 +69,7 @@ fn cached_tablebase(path: &Path) -> anyhow::Result<Arc<Tablebase>> {
 pub fn neural_agent(game: &AnyGame, path: &Path, simulations: u32, seed: u64, name: String) -> anyhow::Result<NeuralAgent<AnyGame>> {
     let (_, net) = cached_model(game, path)?;
     let config = SearchConfig { simulations, leaves_per_gather: 8, ..SearchConfig::default() };
-    Ok(NeuralAgent::new(game, net, Device::flex(), config, seed, name))
-}
-
-/// A search over any evaluator (here: a network with exact endgame values at the leaves).
-struct SearchAgent {
-    search: mancala_mcts::Search<AnyGame>,
-    evaluator: Box<dyn mancala_mcts::Evaluator<AnyGame>>,
-    name: String,
-}
-
-impl Agent<AnyGame> for SearchAgent {
-    fn name(&self) -> String {
-        self.name.clone()
-    }
-    fn choose(&mut self, line: &mancala_rules::Line<AnyGame>) -> mancala_rules::Action {
-        self.search.set_root_line(line);
-        self.search.run(&mut self.evaluator);
-        self.search.select_action(0.0).expect("an ongoing game has a legal move")
-    }
-    fn new_game(&mut self, seed: u64) {
-        self.search.reseed(seed);
-    }
+    Ok(make_neural_agent(game, net, Device::flex(), config, seed, name))
 }
 
 /// Builds any agent from its spec.
@@ -128,11 +107,7 @@ pub fn make_agent(game: &AnyGame, spec_text: &str, seed: u64) -> anyhow::Result<
             let evaluator = mancala_tablebase::TablebaseEvaluator::new(game, cached_tablebase(&db)?, inner)
                 .with_context(|| format!("agent '{spec_text}'"))?;
             let config = SearchConfig { simulations: sims, leaves_per_gather: 8, ..SearchConfig::default() };
-            Ok(Box::new(SearchAgent {
-                search: mancala_mcts::Search::new(game.clone(), config, seed),
-                evaluator: Box::new(evaluator),
-                name: spec_text.to_string(),
-            }))
+            Ok(Box::new(mancala_mcts::SearchAgent::new(game.clone(), config, evaluator, seed, spec_text.to_string())))
         }
         "perfect" => {
             spec.only(&["db", "depth", "ms"])?;

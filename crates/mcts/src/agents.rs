@@ -11,7 +11,7 @@ use thiserror::Error;
 
 use crate::alphabeta::{AlphaBeta, Limit};
 use crate::config::SearchConfig;
-use crate::evaluator::RolloutEvaluator;
+use crate::evaluator::{Evaluator, RolloutEvaluator};
 use crate::search::Search;
 
 /// Something that picks moves in real games.
@@ -231,30 +231,67 @@ impl<G: Game> Agent<G> for AlphaBetaAgent<G> {
     }
 }
 
-/// MCTS with random rollouts.
-pub struct MctsAgent<G: Game> {
+/// A search over any evaluator, playing the most visited move (no noise): the one body of
+/// rollout MCTS, network-guided MCTS and network-plus-database agents.
+pub struct SearchAgent<G: Game, E: Evaluator<G>> {
     search: Search<G>,
-    evaluator: RolloutEvaluator,
+    evaluator: E,
     name: String,
 }
 
+impl<G: Game, E: Evaluator<G>> SearchAgent<G, E> {
+    pub fn new(game: G, config: SearchConfig, evaluator: E, seed: u64, name: String) -> Self {
+        SearchAgent { search: Search::new(game, config, seed), evaluator, name }
+    }
+
+    /// The search after the last `choose` or `analyse`.
+    pub fn search(&self) -> &Search<G> {
+        &self.search
+    }
+
+    pub fn evaluator_mut(&mut self) -> &mut E {
+        &mut self.evaluator
+    }
+
+    /// Searches the current position of `line` without choosing.
+    pub fn analyse(&mut self, line: &Line<G>) -> &Search<G> {
+        self.search.set_root_line(line);
+        self.search.run(&mut self.evaluator);
+        &self.search
+    }
+}
+
+impl<G: Game, E: Evaluator<G>> Agent<G> for SearchAgent<G, E> {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn choose(&mut self, line: &Line<G>) -> Action {
+        self.analyse(line);
+        self.search.select_action(0.0).expect("an ongoing game has a legal move")
+    }
+    fn new_game(&mut self, seed: u64) {
+        self.search.reseed(seed);
+    }
+}
+
+/// MCTS with random rollouts; each game also reseeds the rollouts.
+pub struct MctsAgent<G: Game>(SearchAgent<G, RolloutEvaluator>);
+
 impl<G: Game> MctsAgent<G> {
     pub fn new(game: G, config: SearchConfig, seed: u64, name: String) -> Self {
-        MctsAgent { search: Search::new(game, config, seed), evaluator: RolloutEvaluator::new(seed ^ 0x5eed), name }
+        MctsAgent(SearchAgent::new(game, config, RolloutEvaluator::new(seed ^ 0x5eed), seed, name))
     }
 }
 
 impl<G: Game> Agent<G> for MctsAgent<G> {
     fn name(&self) -> String {
-        self.name.clone()
+        self.0.name()
     }
     fn choose(&mut self, line: &Line<G>) -> Action {
-        self.search.set_root_line(line);
-        self.search.run(&mut self.evaluator);
-        self.search.select_action(0.0).expect("an ongoing game has a legal move")
+        self.0.choose(line)
     }
     fn new_game(&mut self, seed: u64) {
-        self.search.reseed(seed);
-        self.evaluator = RolloutEvaluator::new(seed ^ 0x5eed);
+        self.0.new_game(seed);
+        *self.0.evaluator_mut() = RolloutEvaluator::new(seed ^ 0x5eed);
     }
 }

@@ -21,7 +21,7 @@ pub mod evaluator;
 pub mod search;
 pub mod tree;
 
-pub use agents::{parse_agent, Agent, AgentError, AgentSpec};
+pub use agents::{parse_agent, Agent, AgentError, AgentSpec, SearchAgent};
 pub use config::{RootKind, SearchConfig};
 pub use evaluator::{random_playout, uniform_policy, CachedEvaluator, Evaluator, RolloutEvaluator, UniformEvaluator};
 pub use search::{ChildStats, Search};

@@ -13,7 +13,7 @@ pub mod fsutil;
 pub mod model;
 pub mod train;
 
-pub use agent::NeuralAgent;
+pub use agent::{neural_agent, NeuralAgent};
 pub use device::{inference_device, training_device, DEVICES};
 pub use encoding::{encode, encode_batch, layout, Layout, ENCODING_VERSION};
 pub use error::NnError;

@@ -9,7 +9,7 @@ use std::time::Instant;
 use burn::prelude::Device;
 use mancala_arena::{play_match, write_record, MatchConfig, MatchResult, Sprt, SprtDecision};
 use mancala_mcts::{parse_agent, Agent};
-use mancala_nn::{load_model, save_model, Batch, Learner, ModelMeta, Net, NeuralAgent, NeuralEvaluator};
+use mancala_nn::{load_model, save_model, Batch, Learner, ModelMeta, Net, neural_agent, NeuralEvaluator};
 use mancala_rules::{AnyGame, Game};
 use mancala_selfplay::{play_games, read_shard, write_shard, ReplayWindow, ShardHeader};
 use rand::rngs::SmallRng;
@@ -312,7 +312,7 @@ impl<'a> Session<'a> {
         let (cand, best) = (candidate.clone(), self.best.clone());
         let factory = move |spec: &str, seed: u64| -> Result<Box<dyn Agent<AnyGame>>, String> {
             let net = if spec == "candidate" { cand.clone() } else { best.clone() };
-            Ok(Box::new(NeuralAgent::new(&game, net, device.clone(), search.clone(), seed, spec.to_string())))
+            Ok(Box::new(neural_agent(&game, net, device.clone(), search.clone(), seed, spec.to_string())))
         };
         let sprt = if g.sprt.is_empty() { None } else { Sprt::parse(&g.sprt).ok() };
         let config = MatchConfig {
@@ -356,7 +356,7 @@ impl<'a> Session<'a> {
         let (game, device, best) = (self.game.clone(), self.inference.clone(), self.best.clone());
         let factory = move |spec: &str, seed: u64| -> Result<Box<dyn Agent<AnyGame>>, String> {
             if spec == "net" {
-                Ok(Box::new(NeuralAgent::new(&game, best.clone(), device.clone(), search.clone(), seed, "net".into())))
+                Ok(Box::new(neural_agent(&game, best.clone(), device.clone(), search.clone(), seed, "net".into())))
             } else {
                 parse_agent(&game, spec, seed).map_err(|e| e.to_string())
             }
@@ -389,7 +389,7 @@ impl<'a> Session<'a> {
         if let Some((tb, sample)) = &self.endgames {
             self.reporter.phase(&format!("iteration {it}: endgame accuracy"), sample.len() as u64);
             let mut net = NeuralEvaluator::new(&self.game, self.best.clone(), self.inference.clone());
-            let mut agent = NeuralAgent::new(
+            let mut agent = neural_agent(
                 &self.game,
                 self.best.clone(),
                 self.inference.clone(),

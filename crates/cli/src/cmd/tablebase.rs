@@ -102,7 +102,7 @@ fn accuracy(args: AccuracyArgs) -> anyhow::Result<()> {
     let device = burn::prelude::Device::flex();
     let mut evaluator = mancala_nn::NeuralEvaluator::new(&game, net.clone(), device.clone());
     let config = mancala_mcts::SearchConfig { simulations: args.simulations.max(1), leaves_per_gather: 8, ..Default::default() };
-    let mut agent = mancala_nn::NeuralAgent::new(&game, net, device, config, 1, "net".into());
+    let mut agent = mancala_nn::neural_agent(&game, net, device, config, 1, "net".into());
     let sample = sample_positions(&game, &tb, args.positions, 0xe4d9);
     let a = game.action_space();
     let (mut policy, mut value) = (vec![0.0; a], [0.0f32]);
