@@ -2,10 +2,12 @@
 
 use std::marker::PhantomData;
 
+use burn::nn::Linear;
 use burn::prelude::*;
 use mancala_mcts::{CachedEvaluator, Evaluator};
 use mancala_rules::Game;
 
+use crate::cpu::{CpuMlp, SMALL_BATCH};
 use crate::encoding::{encode_batch, layout, Layout};
 use crate::model::Net;
 
@@ -13,16 +15,25 @@ use crate::model::Net;
 /// mover's side, runs one forward pass, masks illegal moves and turns WDL into a value.
 pub struct NeuralEvaluator<G: Game> {
     model: Net,
+    /// The policy and WDL heads as one layer (see [`crate::model::Heads::fused_policy_wdl`]).
+    heads: Linear,
     device: Device,
     layout: Layout,
     inputs: Vec<f32>,
+    /// The same MLP in plain Rust for small batches on the CPU (see [`crate::cpu`]).
+    small: Option<CpuMlp>,
+    /// One position's outputs on the small-batch path.
+    row: Vec<f32>,
     _game: PhantomData<fn(G)>,
 }
 
 impl<G: Game> NeuralEvaluator<G> {
     /// `model` must be a `valid()` (inference) model on `device`.
     pub fn new(game: &G, model: Net, device: Device) -> Self {
-        NeuralEvaluator { model, device, layout: layout(game), inputs: Vec::new(), _game: PhantomData }
+        let heads = model.heads().fused_policy_wdl();
+        let small = if device == Device::flex() { CpuMlp::new(&model) } else { None };
+        let row = vec![0.0; small.as_ref().map_or(0, CpuMlp::outputs)];
+        NeuralEvaluator { model, heads, device, layout: layout(game), inputs: Vec::new(), small, row, _game: PhantomData }
     }
 
     /// The same evaluator behind an evaluation cache of `2^log2_slots` entries.
@@ -46,6 +57,17 @@ fn masked_softmax(logits: &[f32], legal: mancala_rules::MoveMask, out: &mut [f32
     }
 }
 
+/// One position's network row (`a` policy logits, then win, draw, loss logits) turned into
+/// the search's prior over the legal moves and a value in [-1, 1] for the mover.
+fn write_outputs<G: Game>(game: &G, pos: &G::Position, row: &[f32], policy: &mut [f32], value: &mut f32) {
+    let a = policy.len();
+    masked_softmax(&row[..a], game.legal_moves(pos), policy);
+    let w = &row[a..];
+    let m = w[0].max(w[1]).max(w[2]);
+    let e = [(w[0] - m).exp(), (w[1] - m).exp(), (w[2] - m).exp()];
+    *value = (e[0] - e[2]) / (e[0] + e[1] + e[2]);
+}
+
 impl<G: Game> Evaluator<G> for NeuralEvaluator<G> {
     fn evaluate(&mut self, game: &G, positions: &[G::Position], policies: &mut [f32], values: &mut [f32]) {
         let n = positions.len();
@@ -54,16 +76,23 @@ impl<G: Game> Evaluator<G> for NeuralEvaluator<G> {
         }
         let a = game.action_space();
         encode_batch(game, &self.layout, positions, &mut self.inputs);
+        if n <= SMALL_BATCH
+            && let Some(small) = &mut self.small
+        {
+            let k = self.layout.inputs();
+            for (i, pos) in positions.iter().enumerate() {
+                small.forward(&self.inputs[i * k..(i + 1) * k], &mut self.row);
+                write_outputs(game, pos, &self.row, &mut policies[i * a..(i + 1) * a], &mut values[i]);
+            }
+            return;
+        }
         let data = TensorData::new(std::mem::take(&mut self.inputs), [n, self.layout.inputs()]);
-        let out = self.model.forward(Tensor::<2>::from_data(data, &self.device));
-        let logits: Vec<f32> = out.policy.into_data().try_into_vec::<f32>().expect("policy logits are f32");
-        let wdl: Vec<f32> = out.wdl.into_data().try_into_vec::<f32>().expect("wdl logits are f32");
-        for (i, pos) in positions.iter().enumerate() {
-            masked_softmax(&logits[i * a..(i + 1) * a], game.legal_moves(pos), &mut policies[i * a..(i + 1) * a]);
-            let w = &wdl[i * 3..i * 3 + 3];
-            let m = w[0].max(w[1]).max(w[2]);
-            let e = [(w[0] - m).exp(), (w[1] - m).exp(), (w[2] - m).exp()];
-            values[i] = (e[0] - e[2]) / (e[0] + e[1] + e[2]);
+        let features = self.model.features(Tensor::<2>::from_data(data, &self.device));
+        let out = self.heads.forward(features).into_data();
+        let out: &[f32] = out.as_slice().expect("network outputs are f32");
+        // Each row: `a` policy logits, then win, draw, loss logits.
+        for (i, (pos, row)) in positions.iter().zip(out.chunks_exact(a + 3)).enumerate() {
+            write_outputs(game, pos, row, &mut policies[i * a..(i + 1) * a], &mut values[i]);
         }
     }
 }

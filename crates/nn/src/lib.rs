@@ -4,6 +4,7 @@
 //! `mancala_mcts::Evaluator` without the search knowing burn exists.
 
 pub mod agent;
+pub mod cpu;
 pub mod device;
 pub mod encoding;
 pub mod error;

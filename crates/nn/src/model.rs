@@ -4,6 +4,7 @@
 
 use burn::nn::conv::{Conv1d, Conv1dConfig};
 use burn::nn::{Linear, LinearConfig};
+use burn::module::Param;
 use burn::prelude::*;
 use burn::tensor::activation::relu;
 
@@ -83,9 +84,21 @@ pub enum Net {
 impl Net {
     /// `input`: `[batch, inputs]`.
     pub fn forward(&self, input: Tensor<2>) -> NetOutput {
+        self.heads().forward(self.features(input))
+    }
+
+    /// The body's output, `[batch, features]`, that the heads read.
+    pub fn features(&self, input: Tensor<2>) -> Tensor<2> {
         match self {
-            Net::Mlp(m) => m.forward(input),
-            Net::Conv(m) => m.forward(input),
+            Net::Mlp(m) => m.features(input),
+            Net::Conv(m) => m.features(input),
+        }
+    }
+
+    pub fn heads(&self) -> &Heads {
+        match self {
+            Net::Mlp(m) => &m.heads,
+            Net::Conv(m) => &m.heads,
         }
     }
 }
@@ -143,6 +156,19 @@ impl HeadsConfig {
 }
 
 impl Heads {
+    /// The policy and WDL heads as one linear layer giving `[policy logits | wdl logits]`
+    /// (`actions + 3` columns). Inference uses it: on the CPU a small batch pays a fixed
+    /// cost per operation, so one matrix product and one read-back instead of three of each
+    /// (the margin head only shapes the body during training) saves a fifth of a batch-1 call.
+    pub fn fused_policy_wdl(&self) -> Linear {
+        let weight = Tensor::cat(vec![self.policy.weight.val(), self.wdl.weight.val()], 1);
+        let bias = match (&self.policy.bias, &self.wdl.bias) {
+            (Some(p), Some(w)) => Some(Param::from_tensor(Tensor::cat(vec![p.val(), w.val()], 0))),
+            _ => None,
+        };
+        Linear { weight: Param::from_tensor(weight), bias }
+    }
+
     /// `x`: `[batch, features]`.
     pub fn forward(&self, x: Tensor<2>) -> NetOutput {
         NetOutput {
@@ -182,12 +208,19 @@ impl ResMlpConfig {
 }
 
 impl ResMlp {
-    pub fn forward(&self, input: Tensor<2>) -> NetOutput {
+    /// The layers, for the plain-Rust forward pass ([`crate::cpu::CpuMlp`]): the input layer,
+    /// the two layers of each residual block, and the heads.
+    pub(crate) fn parts(&self) -> (&Linear, Vec<(&Linear, &Linear)>, &Heads) {
+        (&self.input, self.blocks.iter().map(|b| (&b.l1, &b.l2)).collect(), &self.heads)
+    }
+
+    /// `[batch, width]`
+    pub fn features(&self, input: Tensor<2>) -> Tensor<2> {
         let mut x = relu(self.input.forward(input)); // [batch, width]
         for b in &self.blocks {
             x = b.forward(x);
         }
-        self.heads.forward(x)
+        x
     }
 }
 
@@ -258,7 +291,8 @@ impl ResConvConfig {
 }
 
 impl ResConv {
-    pub fn forward(&self, input: Tensor<2>) -> NetOutput {
+    /// `[batch, 128]`
+    pub fn features(&self, input: Tensor<2>) -> Tensor<2> {
         let [batch, _] = input.dims();
         let (p, c, g) = (self.pits, self.pit_channels, self.globals);
         let per_pit = input.clone().narrow(1, 0, p * c).reshape([batch, c, p]); // [batch, c, pits]
@@ -269,6 +303,6 @@ impl ResConv {
             x = b.forward(x);
         }
         let flat: Tensor<2> = x.flatten(1, 2); // [batch, channels * pits]
-        self.heads.forward(relu(self.head_in.forward(flat)))
+        relu(self.head_in.forward(flat))
     }
 }

@@ -253,3 +253,45 @@ fn the_network_plays_legal_moves_in_every_game() {
         }
     }
 }
+
+/// Small batches take the plain-Rust forward pass on the CPU, larger ones burn's: both must
+/// give the same priors and values (to float rounding) for the same positions, in every game.
+#[test]
+fn small_batch_path_agrees_with_burn() {
+    let dev = Device::flex();
+    for rules in ["oware", "kalah", "ba-awa", "owela"] {
+        let game = parse_rules(rules).unwrap();
+        dev.seed(11);
+        let net = NetConfig::for_layout(&layout(&game), game.action_space()).init(&dev);
+        let mut rng = SmallRng::seed_from_u64(3);
+        let mut positions = Vec::new();
+        while positions.len() < 40 {
+            let mut line = Line::new(game.clone());
+            for _ in 0..rng.random_range(0..30) {
+                let legal = line.legal_moves();
+                if legal.is_empty() {
+                    break;
+                }
+                line.play(legal.nth(rng.random_range(0..legal.len())).unwrap()).unwrap();
+            }
+            if !line.legal_moves().is_empty() {
+                positions.push(*line.position());
+            }
+        }
+        let a = game.action_space();
+        let mut ev = NeuralEvaluator::new(&game, net, dev.clone());
+        let (mut p_all, mut v_all) = (vec![0.0; positions.len() * a], vec![0.0; positions.len()]);
+        ev.evaluate(&game, &positions, &mut p_all, &mut v_all);
+        for (i, pos) in positions.iter().enumerate() {
+            let (mut p, mut v) = (vec![0.0; a], [0.0]);
+            ev.evaluate(&game, std::slice::from_ref(pos), &mut p, &mut v);
+            assert!((v[0] - v_all[i]).abs() < 1e-4, "{rules}: value {} vs {}", v[0], v_all[i]);
+            for (x, y) in p.iter().zip(&p_all[i * a..(i + 1) * a]) {
+                assert!((x - y).abs() < 1e-4, "{rules}: prior {x} vs {y}");
+            }
+            let legal = game.legal_moves(pos);
+            assert!((p.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+            assert!(p.iter().enumerate().all(|(m, &q)| q == 0.0 || legal.contains(m as u8)));
+        }
+    }
+}

@@ -30,7 +30,7 @@ use mancala_train::RunConfig;
 use super::measure::{CpuShare, per_second, repeat_for};
 use super::{Common, default_game};
 
-/// Batch sizes of the inference figures.
+/// Batch sizes of the inference figures, unless `--batches` says otherwise.
 const BATCHES: [usize; 5] = [1, 8, 32, 128, 512];
 /// Batch size of the training step figure.
 const TRAIN_BATCH: usize = 256;
@@ -61,6 +61,12 @@ pub struct Args {
     /// Seed of the weights and of the positions.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Compute device: flex (CPU), or cuda / wgpu where built with those cargo features.
+    #[arg(long, default_value = "flex")]
+    device: String,
+    /// Batch sizes to measure, comma-separated [default: 1,8,32,128,512].
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=65536))]
+    batches: Vec<u32>,
 }
 
 /// The network bodies, as the command line names them.
@@ -101,35 +107,41 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         net_config = net_config.with_blocks(blocks as usize);
     }
 
+    let device = mancala_nn::inference_device(&args.device)
+        .with_context(|| format!("bench nn --device {}", args.device))?;
+    let batches: Vec<usize> = if args.batches.is_empty() {
+        BATCHES.to_vec()
+    } else {
+        args.batches.iter().map(|&b| b as usize).collect()
+    };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads as usize)
         .thread_name(|i| format!("bench-nn-{i}"))
         .build()
         .context("could not start the benchmark's thread pool")?;
     // Each figure gets an equal share of the time: 2 modes x batches, and the training step.
-    let budget = seconds / (2 * BATCHES.len() as u32 + 1);
-    pool.install(|| measure(&game, &net_config, args.threads, budget, args.seed));
+    let budget = seconds / (2 * batches.len() as u32 + 1);
+    let setup = Setup { threads: args.threads, device_name: &args.device, device, batches: &batches, seed: args.seed };
+    pool.install(|| measure(&game, &net_config, &setup, budget));
     Ok(())
+}
+
+/// What the figures are measured on.
+struct Setup<'a> {
+    threads: u32,
+    device_name: &'a str,
+    device: Device,
+    batches: &'a [usize],
+    seed: u64,
 }
 
 /// Builds the network and prints every figure (runs inside the benchmark's pool); each
 /// figure is measured for `budget`.
-fn measure(
-    game: &AnyGame,
-    net_config: &NetConfig,
-    threads: u32,
-    budget: std::time::Duration,
-    seed: u64,
-) {
+fn measure(game: &AnyGame, net_config: &NetConfig, setup: &Setup, budget: std::time::Duration) {
+    let Setup { threads, device_name, ref device, batches, seed } = *setup;
     let cpu = CpuShare::start();
-    let mut learner = Learner::new(
-        net_config.clone(),
-        OptimConfig::default(),
-        Device::flex().autodiff(),
-        seed,
-    );
-    let device = Device::flex();
-    let model = learner.inference_model(&device);
+    let mut learner = Learner::new(net_config.clone(), OptimConfig::default(), device.clone().autodiff(), seed);
+    let model = learner.inference_model(device);
     let arch = match net_config.architecture {
         Architecture::Mlp => "mlp",
         Architecture::Conv => "conv",
@@ -142,9 +154,10 @@ fn measure(
         net_config.inputs()
     );
     println!("parameters: {}", model.num_params());
-    println!("threads: {threads} (flex device)");
+    println!("threads: {threads} ({device_name} device)");
 
-    let positions = sample_positions(game, BATCHES[BATCHES.len() - 1].max(TRAIN_BATCH), seed);
+    let largest = batches.iter().copied().max().unwrap_or(1);
+    let positions = sample_positions(game, largest.max(TRAIN_BATCH), seed);
     let lay = layout(game);
     let actions = game.action_space();
 
@@ -152,7 +165,7 @@ fn measure(
     let mut evaluator = NeuralEvaluator::new(game, model.clone(), device.clone());
     let mut policies = vec![0.0f32; positions.len() * actions];
     let mut values = vec![0.0f32; positions.len()];
-    for n in BATCHES {
+    for &n in batches {
         let (calls, elapsed) = repeat_for(budget, MIN_CALLS, || {
             evaluator.evaluate(
                 game,
@@ -167,15 +180,12 @@ fn measure(
 
     println!("forward (input tensor + forward + outputs read back):");
     let mut encoded = Vec::new();
-    for n in BATCHES {
+    let heads = model.heads().fused_policy_wdl();
+    for &n in batches {
         encode_batch(game, &lay, &positions[..n], &mut encoded);
         let (calls, elapsed) = repeat_for(budget, MIN_CALLS, || {
-            let input = Tensor::<2>::from_data(
-                TensorData::new(encoded.clone(), [n, lay.inputs()]),
-                &device,
-            );
-            let out = model.forward(input);
-            black_box((out.policy.into_data(), out.wdl.into_data()));
+            let input = Tensor::<2>::from_data(TensorData::new(encoded.clone(), [n, lay.inputs()]), device);
+            black_box(heads.forward(model.features(input)).into_data());
         });
         print_batch(n, calls, elapsed);
     }
