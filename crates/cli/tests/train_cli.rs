@@ -62,6 +62,59 @@ fn two_iterations_end_to_end() {
     assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     assert!(stdout.contains("warning: skipping shard") && stdout.contains("iter-0001.shard"), "{stdout}");
     assert!(stdout.contains("done: 3 iterations"), "{stdout}");
+
+    export_gives_the_best_model(&run, dir.path());
+}
+
+/// `export RUN` writes the run's best model with its metadata; loaded back it plays exactly
+/// as the run's own best checkpoint. Bad formats and non-runs are refused by name.
+fn export_gives_the_best_model(run: &Path, scratch: &Path) {
+    use burn::prelude::Device;
+    use mancala_mcts::Evaluator;
+    use mancala_rules::{Game, Line};
+
+    let exported = scratch.join("out/kalah.mzm");
+    let out = bin().arg("export").arg(run).arg("--out").arg(&exported).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("exported kalah houses=3 seeds=2") && stdout.contains("elo vs random"), "{stdout}");
+
+    let best: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(run.join("best.json")).unwrap()).unwrap();
+    let dev = Device::flex();
+    let (best_meta, best_net) = mancala_nn::load_model(&run.join(best["model"].as_str().unwrap()), None, None, &dev).unwrap();
+    let (meta, net) = mancala_nn::load_model(&exported, Some(&best_meta.rules), Some(&best_meta.net), &dev).unwrap();
+    assert_eq!(meta.step, best_meta.step);
+    assert_eq!(meta.extra["iteration"], best["iteration"].as_u64().unwrap().to_string());
+    assert!(meta.elo.contains_key("random") && meta.elo.contains_key("greedy"), "{:?}", meta.elo);
+
+    let game = mancala_rules::parse_rules(&meta.rules).unwrap();
+    let mut line = Line::new(game.clone());
+    let mut positions = vec![*line.position()];
+    for label in ["b", "B", "a"] {
+        if line.play_label(label).is_ok() {
+            positions.push(*line.position());
+        }
+    }
+    let a = game.action_space();
+    let outputs = |net: mancala_nn::Net| {
+        let mut ev = mancala_nn::NeuralEvaluator::new(&game, net, dev.clone());
+        let (mut p, mut v) = (vec![0.0f32; positions.len() * a], vec![0.0f32; positions.len()]);
+        ev.evaluate(&game, &positions, &mut p, &mut v);
+        (p, v)
+    };
+    assert_eq!(outputs(net), outputs(best_net), "exported model differs from the run's best");
+
+    let bad = bin().arg("export").arg(run).args(["--format", "pickle"]).output().unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--format pickle: expected mzm or onnx"));
+    if !cfg!(feature = "onnx") {
+        let bad = bin().arg("export").arg(run).args(["--format", "onnx"]).output().unwrap();
+        assert!(!bad.status.success());
+        assert!(String::from_utf8_lossy(&bad.stderr).contains("cargo feature 'onnx'"));
+    }
+    let bad = bin().arg("export").arg(scratch.join("no-such-run")).output().unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("is not a run directory"));
 }
 
 #[test]

@@ -26,6 +26,8 @@ pub enum NnError {
     WrongArchitecture { path: PathBuf, found: String, expected: String },
     #[error("{path}: bad metadata: {reason}")]
     Metadata { path: PathBuf, reason: String },
+    #[error("ONNX export: {0}")]
+    Export(String),
     #[error("burn: {0}")]
     Burn(String),
     #[error("unknown device '{name}': expected flex{cuda}{wgpu}", cuda = if cfg!(feature = "cuda") { ", cuda" } else { "" }, wgpu = if cfg!(feature = "wgpu") { ", wgpu" } else { "" })]

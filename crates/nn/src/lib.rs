@@ -12,6 +12,8 @@ pub mod evaluator;
 pub mod file;
 pub mod fsutil;
 pub mod model;
+#[cfg(feature = "onnx")]
+pub mod onnx;
 pub mod train;
 
 pub use agent::{neural_agent, NeuralAgent};

@@ -1,38 +1,67 @@
 //! `mancala-zero export RUN`: the run's best model as one self-describing file (the model
-//! file format of `mancala_nn::file`, with the Elo measured against the references).
+//! file format of `mancala_nn::file`, with the Elo measured against the references), or,
+//! with `--format onnx` in a build with the `onnx` feature, as an ONNX graph with a JSON
+//! sidecar holding the same metadata. `RUN` may also be a model file (`.mzm`), to convert a
+//! shipped or exported model to ONNX.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use burn::prelude::Device;
-use mancala_nn::{load_model, save_model};
-use mancala_rules::parse_rules;
+use mancala_nn::{load_model, save_model, ModelMeta, Net};
+use mancala_rules::{parse_rules, AnyGame, Game};
 use mancala_train::RunDir;
 
 /// Arguments of `mancala-zero export`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The run directory (checkpoints/NAME).
+    /// The run directory (checkpoints/NAME), or a model file (.mzm) to convert.
     pub run: PathBuf,
-    /// Output file (default: RUN/export/GAME-iterN.mzm).
+    /// Output file (default: RUN/export/GAME-iterN.mzm or .onnx).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Output format: mzm (weights + metadata; onnx needs a build with the `onnx` feature).
+    /// Output format: mzm (weights + metadata) or onnx (needs a build with the cargo
+    /// feature `onnx`; writes FILE and FILE.json with the metadata).
     #[arg(long, default_value = "mzm")]
     pub format: String,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    if args.format != "mzm" {
-        bail!("--format {}: this build writes 'mzm' only (ONNX export needs the cargo feature 'onnx')", args.format);
+    let onnx = match args.format.as_str() {
+        "mzm" => false,
+        "onnx" => true,
+        other => bail!("--format {other}: expected mzm or onnx"),
+    };
+    if onnx && !cfg!(feature = "onnx") {
+        bail!("--format onnx needs mancala-zero built with the cargo feature 'onnx' (cargo build --release --features onnx)");
     }
-    let dir = RunDir::new(&args.run);
-    let best = dir.read_best().with_context(|| format!("{} is not a run directory", args.run.display()))?;
+    let (meta, net, game, default_out) = if args.run.is_file() { from_file(&args.run)? } else { from_run(&args.run)? };
+    let out = args.out.unwrap_or_else(|| if onnx { default_out.with_extension("onnx") } else { default_out });
+    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    }
+    if onnx {
+        write_onnx(&out, &meta, &net, &game)?;
+    } else {
+        save_model(&out, &meta, &net)?;
+    }
+    let size = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0);
+    println!("exported {} (step {}) to {} ({size} bytes)", meta.rules, meta.step, out.display());
+    for (r, e) in &meta.elo {
+        println!("elo vs {r}: {e:+.0}");
+    }
+    Ok(())
+}
+
+/// The best model of a run directory, with the Elo of the run's last evaluation.
+fn from_run(run: &Path) -> anyhow::Result<(ModelMeta, Net, AnyGame, PathBuf)> {
+    let dir = RunDir::new(run);
+    let best = dir.read_best().with_context(|| format!("{} is not a run directory", run.display()))?;
     let config_text = std::fs::read_to_string(dir.config_path()).with_context(|| format!("reading {}", dir.config_path().display()))?;
     let config = mancala_train::RunConfig::parse(&config_text)?;
     let game = parse_rules(&config.game.rules)?;
     let path = dir.root.join(&best.model);
-    let (mut meta, net) = load_model(&path, Some(&mancala_rules::Game::rules_string(&game)), None, &Device::flex())?;
+    let (mut meta, net) = load_model(&path, Some(&game.rules_string()), None, &Device::flex())?;
     // The Elo of the last evaluation in the run's metrics (best model against each reference).
     if let Ok(text) = std::fs::read_to_string(dir.metrics_path()) {
         for line in text.lines().rev() {
@@ -49,19 +78,42 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
         }
     }
-    meta.extra.insert("run".into(), args.run.display().to_string());
+    meta.extra.insert("run".into(), run.display().to_string());
     meta.extra.insert("iteration".into(), best.iteration.to_string());
-    let out = args.out.unwrap_or_else(|| {
-        dir.root.join("export").join(format!("{}-iter{:04}.mzm", game.family(), best.iteration))
+    let out = dir.root.join("export").join(format!("{}-iter{:04}.mzm", game.family(), best.iteration));
+    Ok((meta, net, game, out))
+}
+
+/// A model file as it is (for converting it to ONNX).
+fn from_file(path: &Path) -> anyhow::Result<(ModelMeta, Net, AnyGame, PathBuf)> {
+    let (meta, net) = load_model(path, None, None, &Device::flex())?;
+    let game = parse_rules(&meta.rules).with_context(|| format!("{}: the rules it was trained for", path.display()))?;
+    Ok((meta, net, game, path.to_path_buf()))
+}
+
+/// Writes the ONNX graph to `out` and its metadata to `out.json`.
+#[cfg(feature = "onnx")]
+fn write_onnx(out: &Path, meta: &ModelMeta, net: &Net, game: &AnyGame) -> anyhow::Result<()> {
+    let layout = mancala_nn::layout(game);
+    let bytes = mancala_nn::onnx::onnx_bytes(net, layout.inputs())?;
+    mancala_nn::fsutil::atomic_write(out, &bytes).with_context(|| format!("writing {}", out.display()))?;
+    let sidecar = serde_json::json!({
+        "format": "mancala-zero onnx export 1",
+        "model": meta,
+        "inputs": layout.inputs(),
+        "actions": game.action_space(),
+        "outputs": ["policy_logits", "wdl_logits", "margin"],
+        "notes": "input: the features of crates/nn/src/encoding.rs at encoding_version, seen from the mover's seat; \
+                  policy: mask illegal moves then softmax; wdl: win, draw, loss logits for the mover; \
+                  margin: final seed margin / total seeds",
     });
-    if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
-    }
-    save_model(&out, &meta, &net)?;
-    let size = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0);
-    println!("exported {} (iteration {}, step {}) to {} ({size} bytes)", meta.rules, best.iteration, meta.step, out.display());
-    for (r, e) in &meta.elo {
-        println!("elo vs {r}: {e:+.0}");
-    }
+    let json_path = PathBuf::from(format!("{}.json", out.display()));
+    mancala_nn::fsutil::atomic_write(&json_path, serde_json::to_string_pretty(&sidecar)?.as_bytes())
+        .with_context(|| format!("writing {}", json_path.display()))?;
     Ok(())
+}
+
+#[cfg(not(feature = "onnx"))]
+fn write_onnx(_out: &Path, _meta: &ModelMeta, _net: &Net, _game: &AnyGame) -> anyhow::Result<()> {
+    unreachable!("refused in run() without the onnx feature")
 }

@@ -1,0 +1,38 @@
+//! ONNX export of a network (cargo feature `onnx`), through burn-onnx's exporter, so a
+//! trained model can run in any ONNX runtime.
+//!
+//! The graph has one input and three outputs, with a symbolic batch axis:
+//! - input `[batch, inputs]`: the features of [`crate::encoding`] (the version is in the
+//!   sidecar metadata the export command writes);
+//! - outputs, in this order: policy logits `[batch, actions]` (mask illegal moves, then
+//!   softmax), win/draw/loss logits `[batch, 3]` for the player to move, and the predicted
+//!   final seed margin `[batch, 1]` as a share of the total seeds, in [-1, 1].
+//!
+//! The exporter names graph values itself; read them from the model (onnxruntime's
+//! `get_inputs()` / `get_outputs()`), in the order above.
+
+use burn::prelude::*;
+use burn_onnx::export::{AxisSpec, InputSpec, OnnxExporter};
+
+use crate::error::NnError;
+use crate::model::Net;
+
+/// The ONNX model of `net`, whose input has `inputs` features a position.
+///
+/// # Errors
+/// [`NnError::Export`] when burn-onnx cannot lower an operation of the network.
+pub fn onnx_bytes(net: &Net, inputs: usize) -> Result<Vec<u8>, NnError> {
+    let device = Device::flex();
+    // Two traces with different batch sizes let the exporter tell the batch axis apart from
+    // the fixed feature axis.
+    let sample = Tensor::<2>::ones([2, inputs], &device);
+    let validation = Tensor::<2>::ones([3, inputs], &device);
+    let specs = [InputSpec::new([AxisSpec::dynamic("batch"), AxisSpec::Static])];
+    let model = OnnxExporter::new()
+        .export_dynamic(net, sample, validation, &specs, |net: &Net, x: Tensor<2>| {
+            let out = net.forward(x);
+            (out.policy, out.wdl, out.margin)
+        })
+        .map_err(|e| NnError::Export(e.to_string()))?;
+    Ok(model.into_bytes())
+}
