@@ -107,7 +107,19 @@ fn export_gives_the_best_model(run: &Path, scratch: &Path) {
     let bad = bin().arg("export").arg(run).args(["--format", "pickle"]).output().unwrap();
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--format pickle: expected mzm or onnx"));
-    if !cfg!(feature = "onnx") {
+    if cfg!(feature = "onnx") {
+        // The graph and its sidecar with the metadata and burn's outputs for check inputs
+        // (scripts/onnx_check.py compares them with onnxruntime's).
+        let onnx = scratch.join("out/kalah.onnx");
+        let out = bin().arg("export").arg(run).args(["--format", "onnx", "--out"]).arg(&onnx).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(std::fs::metadata(&onnx).unwrap().len() > 1000);
+        let sidecar: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(scratch.join("out/kalah.onnx.json")).unwrap()).unwrap();
+        assert_eq!(sidecar["model"]["rules"], best_meta.rules.as_str());
+        let inputs = sidecar["check"]["inputs"].as_array().unwrap();
+        assert_eq!(sidecar["check"]["policy_logits"].as_array().unwrap().len(), inputs.len());
+        assert_eq!(sidecar["check"]["policy_logits"][0].as_array().unwrap().len(), a);
+    } else {
         let bad = bin().arg("export").arg(run).args(["--format", "onnx"]).output().unwrap();
         assert!(!bad.status.success());
         assert!(String::from_utf8_lossy(&bad.stderr).contains("cargo feature 'onnx'"));

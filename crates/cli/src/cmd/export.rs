@@ -97,6 +97,7 @@ fn write_onnx(out: &Path, meta: &ModelMeta, net: &Net, game: &AnyGame) -> anyhow
     let layout = mancala_nn::layout(game);
     let bytes = mancala_nn::onnx::onnx_bytes(net, layout.inputs())?;
     mancala_nn::fsutil::atomic_write(out, &bytes).with_context(|| format!("writing {}", out.display()))?;
+    let check = check_vectors(net, game)?;
     let sidecar = serde_json::json!({
         "format": "mancala-zero onnx export 1",
         "model": meta,
@@ -106,11 +107,53 @@ fn write_onnx(out: &Path, meta: &ModelMeta, net: &Net, game: &AnyGame) -> anyhow
         "notes": "input: the features of crates/nn/src/encoding.rs at encoding_version, seen from the mover's seat; \
                   policy: mask illegal moves then softmax; wdl: win, draw, loss logits for the mover; \
                   margin: final seed margin / total seeds",
+        "check": check,
     });
     let json_path = PathBuf::from(format!("{}.json", out.display()));
     mancala_nn::fsutil::atomic_write(&json_path, serde_json::to_string_pretty(&sidecar)?.as_bytes())
         .with_context(|| format!("writing {}", json_path.display()))?;
     Ok(())
+}
+
+/// Inputs of a few positions (the start and some random continuations) with burn's outputs
+/// for them, so that any runtime can check it reads the graph the same way
+/// (`scripts/onnx_check.py` does, with onnxruntime).
+#[cfg(feature = "onnx")]
+fn check_vectors(net: &Net, game: &AnyGame) -> anyhow::Result<serde_json::Value> {
+    use burn::prelude::*;
+    use rand::{RngExt, SeedableRng};
+
+    let layout = mancala_nn::layout(game);
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(1);
+    let mut inputs = Vec::new();
+    let mut row = vec![0.0f32; layout.inputs()];
+    for plies in [0, 1, 4, 9, 16, 25] {
+        let mut pos = game.start();
+        for _ in 0..plies {
+            let legal = game.legal_moves(&pos);
+            if game.status(&pos).is_over() || legal.is_empty() {
+                break;
+            }
+            let action = legal.nth(rng.random_range(0..legal.len())).expect("a legal move");
+            game.play_unchecked(&mut pos, action);
+        }
+        mancala_nn::encode(game, &layout, &pos, &mut row);
+        inputs.push(row.clone());
+    }
+    let n = inputs.len();
+    let flat: Vec<f32> = inputs.concat();
+    let out = net.forward(Tensor::<2>::from_data(TensorData::new(flat, [n, layout.inputs()]), &Device::flex()));
+    let rows = |t: Tensor<2>| -> anyhow::Result<Vec<Vec<f32>>> {
+        let [_, width] = t.dims();
+        let data = t.into_data().try_into_vec::<f32>().map_err(|e| anyhow::anyhow!("reading outputs: {e:?}"))?;
+        Ok(data.chunks(width).map(<[f32]>::to_vec).collect())
+    };
+    Ok(serde_json::json!({
+        "inputs": inputs,
+        "policy_logits": rows(out.policy)?,
+        "wdl_logits": rows(out.wdl)?,
+        "margin": rows(out.margin)?,
+    }))
 }
 
 #[cfg(not(feature = "onnx"))]
