@@ -296,7 +296,10 @@ impl ResConv {
         let [batch, _] = input.dims();
         let (p, c, g) = (self.pits, self.pit_channels, self.globals);
         let per_pit = input.clone().narrow(1, 0, p * c).reshape([batch, c, p]); // [batch, c, pits]
-        let globals = input.narrow(1, p * c, g).unsqueeze_dim::<3>(2).repeat_dim(2, p); // [batch, g, pits]
+        // Broadcast to every pit by a product with ones rather than `repeat_dim`, which the
+        // ONNX exporter cannot lower; the values are the same.
+        let ones = Tensor::<3>::ones([1, 1, p], &input.device());
+        let globals = input.narrow(1, p * c, g).unsqueeze_dim::<3>(2) * ones; // [batch, g, pits]
         let x = Tensor::cat(vec![per_pit, globals], 1); // [batch, c + g, pits]
         let mut x = relu(self.stem.forward(ring_pad(x))); // [batch, channels, pits]
         for b in &self.blocks {

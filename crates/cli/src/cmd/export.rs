@@ -95,7 +95,10 @@ fn from_file(path: &Path) -> anyhow::Result<(ModelMeta, Net, AnyGame, PathBuf)> 
 #[cfg(feature = "onnx")]
 fn write_onnx(out: &Path, meta: &ModelMeta, net: &Net, game: &AnyGame) -> anyhow::Result<()> {
     let layout = mancala_nn::layout(game);
-    let bytes = mancala_nn::onnx::onnx_bytes(net, layout.inputs())?;
+    let (bytes, fixed_batch) = mancala_nn::onnx::onnx_bytes(net, layout.inputs())?;
+    if let Some(b) = fixed_batch {
+        println!("note: this network's graph is exported for a fixed batch of {b} (its slices cannot keep a free batch axis)");
+    }
     mancala_nn::fsutil::atomic_write(out, &bytes).with_context(|| format!("writing {}", out.display()))?;
     let check = check_vectors(net, game)?;
     let sidecar = serde_json::json!({
@@ -104,6 +107,7 @@ fn write_onnx(out: &Path, meta: &ModelMeta, net: &Net, game: &AnyGame) -> anyhow
         "inputs": layout.inputs(),
         "actions": game.action_space(),
         "outputs": ["policy_logits", "wdl_logits", "margin"],
+        "fixed_batch": fixed_batch,
         "notes": "input: the features of crates/nn/src/encoding.rs at encoding_version, seen from the mover's seat; \
                   policy: mask illegal moves then softmax; wdl: win, draw, loss logits for the mover; \
                   margin: final seed margin / total seeds",
