@@ -70,20 +70,21 @@ pub struct CpuMlp {
 }
 
 impl CpuMlp {
-    /// A copy of `net`'s weights, for an MLP; `None` for other architectures.
-    pub fn new(net: &Net) -> Option<Self> {
+    /// A copy of `net`'s weights, for an MLP (`None` for other architectures), with `heads`
+    /// its policy and WDL heads as one layer ([`crate::model::Heads::fused_policy_wdl`]).
+    pub fn new(net: &Net, heads: &Linear) -> Option<Self> {
         let Net::Mlp(mlp) = net else { return None };
-        Some(Self::from_mlp(mlp))
+        Some(Self::from_mlp(mlp, heads))
     }
 
-    fn from_mlp(mlp: &ResMlp) -> Self {
-        let (input, blocks, heads) = mlp.parts();
+    fn from_mlp(mlp: &ResMlp, heads: &Linear) -> Self {
+        let (input, blocks) = mlp.parts();
         let input = Dense::from_linear(input);
         let width = input.d_out;
         CpuMlp {
             input,
             blocks: blocks.iter().map(|(l1, l2)| (Dense::from_linear(l1), Dense::from_linear(l2))).collect(),
-            heads: Dense::from_linear(&heads.fused_policy_wdl()),
+            heads: Dense::from_linear(heads),
             x: vec![0.0; width],
             h: vec![0.0; width],
             y: vec![0.0; width],

@@ -31,7 +31,7 @@ impl<G: Game> NeuralEvaluator<G> {
     /// `model` must be a `valid()` (inference) model on `device`.
     pub fn new(game: &G, model: Net, device: Device) -> Self {
         let heads = model.heads().fused_policy_wdl();
-        let small = if device == Device::flex() { CpuMlp::new(&model) } else { None };
+        let small = if device == Device::flex() { CpuMlp::new(&model, &heads) } else { None };
         let row = vec![0.0; small.as_ref().map_or(0, CpuMlp::outputs)];
         NeuralEvaluator { model, heads, device, layout: layout(game), inputs: Vec::new(), small, row, _game: PhantomData }
     }

@@ -208,10 +208,10 @@ impl ResMlpConfig {
 }
 
 impl ResMlp {
-    /// The layers, for the plain-Rust forward pass ([`crate::cpu::CpuMlp`]): the input layer,
-    /// the two layers of each residual block, and the heads.
-    pub(crate) fn parts(&self) -> (&Linear, Vec<(&Linear, &Linear)>, &Heads) {
-        (&self.input, self.blocks.iter().map(|b| (&b.l1, &b.l2)).collect(), &self.heads)
+    /// The body's layers, for the plain-Rust forward pass ([`crate::cpu::CpuMlp`]): the input
+    /// layer and the two layers of each residual block.
+    pub(crate) fn parts(&self) -> (&Linear, Vec<(&Linear, &Linear)>) {
+        (&self.input, self.blocks.iter().map(|b| (&b.l1, &b.l2)).collect())
     }
 
     /// `[batch, width]`

@@ -119,34 +119,20 @@ fn write_onnx(out: &Path, meta: &ModelMeta, net: &Net, game: &AnyGame) -> anyhow
     Ok(())
 }
 
-/// Inputs of a few positions (the start and some random continuations) with burn's outputs
+/// Inputs of a few positions (random plies from the start, as `bench nn` samples them) with burn's outputs
 /// for them, so that any runtime can check it reads the graph the same way
 /// (`scripts/onnx_check.py` does, with onnxruntime).
 #[cfg(feature = "onnx")]
 fn check_vectors(net: &Net, game: &AnyGame) -> anyhow::Result<serde_json::Value> {
     use burn::prelude::*;
-    use rand::{RngExt, SeedableRng};
 
     let layout = mancala_nn::layout(game);
-    let mut rng = rand::rngs::SmallRng::seed_from_u64(1);
-    let mut inputs = Vec::new();
-    let mut row = vec![0.0f32; layout.inputs()];
-    for plies in [0, 1, 4, 9, 16, 25] {
-        let mut pos = game.start();
-        for _ in 0..plies {
-            let legal = game.legal_moves(&pos);
-            if game.status(&pos).is_over() || legal.is_empty() {
-                break;
-            }
-            let action = legal.nth(rng.random_range(0..legal.len())).expect("a legal move");
-            game.play_unchecked(&mut pos, action);
-        }
-        mancala_nn::encode(game, &layout, &pos, &mut row);
-        inputs.push(row.clone());
-    }
-    let n = inputs.len();
-    let flat: Vec<f32> = inputs.concat();
-    let out = net.forward(Tensor::<2>::from_data(TensorData::new(flat, [n, layout.inputs()]), &Device::flex()));
+    let positions = super::bench::nn::sample_positions(game, 6, 1);
+    let mut flat = Vec::new();
+    mancala_nn::encode_batch(game, &layout, &positions, &mut flat);
+    let inputs: Vec<Vec<f32>> = flat.chunks(layout.inputs()).map(<[f32]>::to_vec).collect();
+    let data = TensorData::new(flat, [positions.len(), layout.inputs()]);
+    let out = net.forward(Tensor::<2>::from_data(data, &Device::flex()));
     let rows = |t: Tensor<2>| -> anyhow::Result<Vec<Vec<f32>>> {
         let [_, width] = t.dims();
         let data = t.into_data().try_into_vec::<f32>().map_err(|e| anyhow::anyhow!("reading outputs: {e:?}"))?;

@@ -7,7 +7,7 @@
 
 mod mcts;
 mod measure;
-mod nn;
+pub(crate) mod nn;
 mod rules;
 mod selfplay;
 

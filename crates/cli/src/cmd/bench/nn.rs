@@ -216,7 +216,7 @@ fn print_batch(n: usize, calls: u64, elapsed: std::time::Duration) {
 
 /// `count` ongoing positions from random games (0 to 59 random plies from the start), so
 /// the inputs look like the positions a search evaluates rather than one repeated board.
-fn sample_positions(game: &AnyGame, count: usize, seed: u64) -> Vec<AnyPosition> {
+pub(crate) fn sample_positions(game: &AnyGame, count: usize, seed: u64) -> Vec<AnyPosition> {
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut out = Vec::with_capacity(count);
     while out.len() < count {
