@@ -174,6 +174,9 @@ fn nn_bench_reports_every_batch_and_the_training_step() {
         "0.2",
     ]);
     check_nn(&lines, &small_config("oware", Architecture::Mlp, 16, 1));
+    // An MLP on the CPU is evaluated by the plain-Rust kernel, a conv tower by burn.
+    let evaluator = |lines: &[String]| lines.iter().find(|l| l.starts_with("evaluator (")).cloned().unwrap_or_default();
+    assert!(evaluator(&lines).contains("plain-Rust"), "{lines:#?}");
     let lines = bench_ok(&[
         "nn",
         "--game",
@@ -188,6 +191,7 @@ fn nn_bench_reports_every_batch_and_the_training_step() {
         "0.2",
     ]);
     check_nn(&lines, &small_config("ba-awa", Architecture::Conv, 8, 1));
+    assert!(evaluator(&lines).ends_with("; burn):"), "{lines:#?}");
 }
 
 fn temp_config(name: &str, text: &str) -> PathBuf {

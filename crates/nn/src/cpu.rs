@@ -1,72 +1,264 @@
-//! A plain-Rust forward pass of the residual MLP, for small batches on the CPU.
+//! A plain-Rust forward pass of the residual MLP, for inference on the CPU.
 //!
 //! Why: on the flex backend every tensor operation has a fixed cost (a dispatch, an output
-//! allocation, gemm's packing), about 2 us for a `[1, 128] x [128, 128]` product on the
-//! development machine. The default network is ~30 such operations, so a batch-1 call
-//! through burn costs 30 us or more of overhead for 135k multiply-adds. The search asks for
-//! batch 1 whenever a single game is played (the engine, `play`, arena matches), so those
-//! calls run the same weights through the loops below instead: no operation overhead, no
-//! allocation, and rows after a ReLU skip their zero inputs.
+//! allocation, gemm's packing of the weights), about 2 us for a `[1, 128] x [128, 128]`
+//! product on the development machine, and the default network is ~30 such operations
+//! (products, bias adds, ReLUs, skip adds). At the batches the search asks for (1 when a
+//! single game is played: the engine, `play`, arena matches; tens in self-play) that
+//! overhead is most of the time. This module runs the same weights through one kernel per
+//! layer instead: the weights are copied once, the products write straight into reused
+//! buffers, and bias, ReLU and the skip connection are applied to each result tile while it
+//! is still in registers. Nothing is allocated once the buffers have grown to the batch.
 //!
-//! Larger batches stay on burn, whose gemm is faster once the batch amortises its set-up
-//! (see [`SMALL_BATCH`]). The two paths agree to float rounding (the order of the sums
-//! differs); a test checks that.
+//! The kernel is written once over `pulp`'s portable SIMD vectors and dispatched at run
+//! time to the widest instruction set the CPU has (AVX-512, AVX2+FMA, NEON, else scalar),
+//! so the binary needs no `target-cpu` flag. The two paths agree to float rounding (the
+//! order of the sums differs); a test checks that.
 
 use burn::nn::Linear;
+use pulp::{Arch, Simd, WithSimd};
 
 use crate::model::{Net, ResMlp};
 
-/// Batches up to this size take the plain-Rust path on the CPU (measured: the plain path
-/// costs ~14 us a position, burn ~37 us for a call of 1 to 4, so they cross near 2.5).
-pub const SMALL_BATCH: usize = 2;
+/// Every layer's output columns are padded to a multiple of this: the widest vector (16
+/// `f32` with AVX-512), so the kernel never has a partial vector. Padding columns carry zero
+/// weights and biases, so they stay zero through ReLU and skip connections.
+const PAD: usize = 16;
 
-/// One dense layer, `y = x W + b`, with `W` stored `[d_in][d_out]` as burn stores it.
+/// How a layer's output is cut into tiles. A tile accumulates `R` rows by `C` vectors of
+/// output columns in registers over the whole input, so each broadcast input value feeds `C`
+/// multiply-adds and each loaded weight vector feeds `R`.
+///
+/// - Whole groups of `R` rows go column strip by column strip, each strip over every row
+///   group: a strip of weights (`C` vectors wide, 16 KiB for the default width) stays in the
+///   L1 cache while the whole batch reads it. With 32 vector registers (AVX-512) the strip
+///   tile is 8 rows by 2 vectors; with 16 (AVX2, NEON) 4 by 2, so accumulators never spill.
+/// - Rows left over (and batches of 1 to 7) go row group by row group with wider tiles: 4 by 4,
+///   2 by 4, 1 by 8. Each then streams every weight once per group, but a few rows cannot
+///   reuse a strip anyway, and the wider tiles keep enough independent sums in flight to hide
+///   the multiply-add latency.
+///
+/// Measured on the development machine (AVX-512, one core, default net; the host is noisy,
+/// so ranges over runs): batch 32 took 65-75 us a call with 8x2 strips against 78-90 us with
+/// 4x4 tiles in either order; batch 4 took 10 us with one 4x4 tile against 40 us as four 1x2
+/// ones; batch 1 7-8 us with a 1x8 tile against 10 us with 1x2. At batch 4 and up that is
+/// about one 16-lane multiply-add per cycle, this CPU's peak, so the loops' index checks
+/// (LLVM keeps some) cost nothing measurable.
+const STRIP_COLS: usize = 2;
+
+/// One dense layer, `y = x W + b`, with `W` stored `[d_in][cols]` (burn's `[d_in][d_out]`,
+/// each row padded with zeros to `cols`).
 struct Dense {
     weight: Vec<f32>,
     bias: Vec<f32>,
-    d_out: usize,
+    d_in: usize,
+    cols: usize,
 }
 
 impl Dense {
     fn from_linear(linear: &Linear) -> Self {
-        let [_, d_out] = linear.weight.dims();
-        let weight = linear.weight.val().into_data().try_to_vec::<f32>().expect("weights are f32");
-        let bias = match &linear.bias {
-            Some(b) => b.val().into_data().try_to_vec::<f32>().expect("biases are f32"),
-            None => vec![0.0; d_out],
-        };
-        Dense { weight, bias, d_out }
+        let [d_in, d_out] = linear.weight.dims();
+        let cols = d_out.div_ceil(PAD) * PAD;
+        let w = linear.weight.val().into_data().try_to_vec::<f32>().expect("weights are f32");
+        let mut weight = vec![0.0; d_in * cols];
+        for (padded, row) in weight.chunks_exact_mut(cols).zip(w.chunks_exact(d_out)) {
+            padded[..d_out].copy_from_slice(row);
+        }
+        let mut bias = vec![0.0; cols];
+        if let Some(b) = &linear.bias {
+            bias[..d_out].copy_from_slice(&b.val().into_data().try_to_vec::<f32>().expect("biases are f32"));
+        }
+        Dense { weight, bias, d_in, cols }
+    }
+}
+
+/// What is done to a tile of `x W + b` before it is stored.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Finish {
+    /// Store it (the heads' logits).
+    Plain,
+    /// Store `relu(x W + b)`.
+    Relu,
+    /// Store `relu(out + x W + b)`: the second layer of a residual block, whose output
+    /// buffer holds the block's input (the skip connection).
+    AddRelu,
+}
+
+/// One layer applied to `rows` rows: `input` is `[rows][stride]` (the first `d_in` of each
+/// row are read), `out` is `[rows][cols]`.
+struct Apply<'a> {
+    layer: &'a Dense,
+    input: &'a [f32],
+    stride: usize,
+    out: &'a mut [f32],
+    rows: usize,
+    finish: Finish,
+}
+
+impl WithSimd for Apply<'_> {
+    type Output = ();
+
+    // Inlined into pulp's per-instruction-set entry points, so the loops below are compiled
+    // once for each instruction set.
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, simd: S) {
+        let Apply { layer, input, stride, out, rows, finish } = self;
+        let k = layer.d_in;
+        // Whole groups of `main` rows in strips, then at most one group each of 4, 2 and 1.
+        let main = if S::F32_LANES >= 16 { 8 } else { 4 };
+        let done = rows / main * main;
+        let (weight, _) = S::as_simd_f32s(&layer.weight);
+        let (bias, _) = S::as_simd_f32s(&layer.bias);
+        let vectors = layer.cols / S::F32_LANES;
+        let (out, _) = S::as_mut_simd_f32s(&mut out[..rows * layer.cols]);
+        let mut tiles = Tiles { simd, weight, bias, vectors, k, finish, input, stride, out };
+        if done > 0 {
+            if main == 8 {
+                tiles.strips::<8>(done);
+            } else {
+                tiles.strips::<4>(done);
+            }
+        }
+        let mut r = done;
+        if rows - r >= 4 {
+            tiles.sweep::<4, 4>(r);
+            r += 4;
+        }
+        if rows - r >= 2 {
+            tiles.sweep::<2, 4>(r);
+            r += 2;
+        }
+        if rows > r {
+            tiles.sweep::<1, 8>(r);
+        }
+    }
+}
+
+/// One layer applied to a batch, with its weights seen as vectors of the instruction set
+/// `S`; the output is `[rows][vectors]`.
+struct Tiles<'a, S: Simd> {
+    simd: S,
+    weight: &'a [S::f32s],
+    bias: &'a [S::f32s],
+    /// Vectors per weight row (and per output row).
+    vectors: usize,
+    /// Inputs per row.
+    k: usize,
+    finish: Finish,
+    /// `[rows][stride]`, the first `k` of each row read.
+    input: &'a [f32],
+    stride: usize,
+    out: &'a mut [S::f32s],
+}
+
+impl<S: Simd> Tiles<'_, S> {
+    /// Rows `0..rows` (a multiple of `R`), strip by strip of `STRIP_COLS` vectors.
+    #[inline(always)]
+    fn strips<const R: usize>(&mut self, rows: usize) {
+        let mut v = 0;
+        while v + STRIP_COLS <= self.vectors {
+            for r in (0..rows).step_by(R) {
+                self.tile::<R, STRIP_COLS>(r, v);
+            }
+            v += STRIP_COLS;
+        }
+        while v < self.vectors {
+            for r in (0..rows).step_by(R) {
+                self.tile::<R, 1>(r, v);
+            }
+            v += 1;
+        }
     }
 
-    /// `out = input W + b`. Written as a sum of weight rows scaled by each input, so the
-    /// inner loop runs over contiguous memory and vectorises; zero inputs (half the
-    /// activations after a ReLU) are skipped.
-    fn apply(&self, input: &[f32], out: &mut [f32]) {
-        out.copy_from_slice(&self.bias);
-        for (&x, row) in input.iter().zip(self.weight.chunks_exact(self.d_out)) {
-            if x != 0.0 {
-                for (o, &w) in out.iter_mut().zip(row) {
-                    *o += x * w;
+    /// Every output column of rows `r..r + R`, `C` vectors at a time, then one at a time.
+    #[inline(always)]
+    fn sweep<const R: usize, const C: usize>(&mut self, r: usize) {
+        let mut v = 0;
+        while v + C <= self.vectors {
+            self.tile::<R, C>(r, v);
+            v += C;
+        }
+        while v < self.vectors {
+            self.tile::<R, 1>(r, v);
+            v += 1;
+        }
+    }
+
+    /// Rows `r..r + R` by vectors `v..v + C` of output, accumulated in registers over the
+    /// whole input, then finished and stored.
+    #[inline(always)]
+    fn tile<const R: usize, const C: usize>(&mut self, r: usize, v: usize) {
+        let Tiles { simd, weight, bias, vectors: n, k, finish, input, stride, .. } = *self;
+        let mut acc = [[simd.splat_f32s(0.0); C]; R];
+        for row in acc.iter_mut() {
+            row.copy_from_slice(&bias[v..v + C]);
+        }
+        // The group's rows, each exactly `k` long, so that `i < k` checks every index.
+        let x: [&[f32]; R] = std::array::from_fn(|j| &input[(r + j) * stride..][..k]);
+        for (i, w) in weight[v..].chunks(n).take(k).enumerate() {
+            let w = &w[..C];
+            for (row, x) in acc.iter_mut().zip(&x) {
+                let x = simd.splat_f32s(x[i]);
+                for (a, &w) in row.iter_mut().zip(w) {
+                    *a = simd.mul_add_f32s(x, w, *a);
                 }
+            }
+        }
+        let zero = simd.splat_f32s(0.0);
+        for (i, row) in acc.iter().enumerate() {
+            let dst = &mut self.out[(r + i) * n + v..(r + i) * n + v + C];
+            for (d, &a) in dst.iter_mut().zip(row) {
+                *d = match finish {
+                    Finish::Plain => a,
+                    Finish::Relu => simd.max_f32s(a, zero),
+                    Finish::AddRelu => simd.max_f32s(simd.add_f32s(*d, a), zero),
+                };
             }
         }
     }
 }
 
-fn relu_in_place(x: &mut [f32]) {
-    x.iter_mut().for_each(|v| *v = v.max(0.0));
+/// The instruction sets this CPU can run the kernel with, widest (the default) first, by
+/// name; `scalar` is always there. Tests run the kernel with each, and `bench nn` names the
+/// one in use.
+fn instruction_sets() -> Vec<(&'static str, Arch)> {
+    let mut sets = Vec::new();
+    #[cfg(target_arch = "x86_64")]
+    {
+        if let Some(simd) = pulp::x86::V4::try_new() {
+            sets.push(("avx512", Arch::V4(simd)));
+        }
+        if let Some(simd) = pulp::x86::V3::try_new() {
+            sets.push(("avx2", Arch::V3(simd)));
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let detected = Arch::new();
+        if !matches!(detected, Arch::Scalar) {
+            sets.push((if cfg!(target_arch = "aarch64") { "neon" } else { "simd" }, detected));
+        }
+    }
+    sets.push(("scalar", Arch::Scalar));
+    sets
 }
 
-/// The residual MLP's weights copied out of burn, with scratch rows for one position.
+/// The residual MLP's weights copied out of burn, with activation buffers that grow to the
+/// largest batch seen.
 pub struct CpuMlp {
+    arch: Arch,
+    /// `arch`'s name in [`instruction_sets`].
+    arch_name: &'static str,
     input: Dense,
     /// Two layers per residual block.
     blocks: Vec<(Dense, Dense)>,
     /// Policy logits then win/draw/loss logits (the margin head is not needed to play).
     heads: Dense,
+    /// Real outputs of `heads` (before padding).
+    outputs: usize,
     x: Vec<f32>,
     h: Vec<f32>,
-    y: Vec<f32>,
+    out: Vec<f32>,
 }
 
 impl CpuMlp {
@@ -79,36 +271,75 @@ impl CpuMlp {
 
     fn from_mlp(mlp: &ResMlp, heads: &Linear) -> Self {
         let (input, blocks) = mlp.parts();
-        let input = Dense::from_linear(input);
-        let width = input.d_out;
+        let (arch_name, arch) = instruction_sets()[0];
         CpuMlp {
-            input,
+            arch,
+            arch_name,
+            input: Dense::from_linear(input),
             blocks: blocks.iter().map(|(l1, l2)| (Dense::from_linear(l1), Dense::from_linear(l2))).collect(),
             heads: Dense::from_linear(heads),
-            x: vec![0.0; width],
-            h: vec![0.0; width],
-            y: vec![0.0; width],
+            outputs: heads.weight.dims()[1],
+            x: Vec::new(),
+            h: Vec::new(),
+            out: Vec::new(),
+        }
+    }
+
+    /// The names of the instruction sets this CPU can run the kernel with, widest first.
+    pub fn instruction_sets() -> Vec<&'static str> {
+        instruction_sets().into_iter().map(|(name, _)| name).collect()
+    }
+
+    /// The instruction set in use: the widest this CPU has, unless changed.
+    pub fn instruction_set(&self) -> &'static str {
+        self.arch_name
+    }
+
+    /// Runs the kernel with the named instruction set (one of [`Self::instruction_sets`]);
+    /// `false`, and no change, if this CPU has no such set.
+    pub fn use_instruction_set(&mut self, name: &str) -> bool {
+        match instruction_sets().into_iter().find(|(n, _)| *n == name) {
+            Some((n, arch)) => {
+                (self.arch_name, self.arch) = (n, arch);
+                true
+            }
+            None => false,
         }
     }
 
     /// Outputs per position: the policy logits, then the win, draw and loss logits.
     pub fn outputs(&self) -> usize {
-        self.heads.d_out
+        self.outputs
     }
 
-    /// One position's features in, its [`Self::outputs`] values out.
-    pub fn forward(&mut self, features: &[f32], out: &mut [f32]) {
-        let CpuMlp { input, blocks, heads, x, h, y } = self;
-        input.apply(features, x);
-        relu_in_place(x);
-        for (l1, l2) in blocks.iter() {
-            l1.apply(x, h);
-            relu_in_place(h);
-            l2.apply(h, y);
-            for (a, &b) in x.iter_mut().zip(y.iter()) {
-                *a = (*a + b).max(0.0);
+    /// The distance between two positions' outputs in [`Self::forward`]'s result.
+    pub fn row_stride(&self) -> usize {
+        self.heads.cols
+    }
+
+    /// The network on `rows` positions whose features are `features` (`[rows][inputs]`).
+    /// Position `i`'s outputs are `result[i * row_stride()..][..outputs()]`.
+    pub fn forward(&mut self, features: &[f32], rows: usize) -> &[f32] {
+        let CpuMlp { arch, input, blocks, heads, x, h, out, .. } = self;
+        let grow = |buf: &mut Vec<f32>, len: usize| {
+            if buf.len() < len {
+                buf.resize(len, 0.0);
             }
+        };
+        grow(x, rows * input.cols);
+        grow(h, rows * input.cols);
+        grow(out, rows * heads.cols);
+        let apply = |layer: &Dense, input: &[f32], stride: usize, out: &mut [f32], finish: Finish| {
+            arch.dispatch(Apply { layer, input, stride, out, rows, finish });
+        };
+        // The hidden activations are `[rows][width]`, `width` being the padded layer width.
+        let width = input.cols;
+        apply(input, features, input.d_in, x, Finish::Relu);
+        for (l1, l2) in blocks.iter() {
+            apply(l1, x, width, h, Finish::Relu);
+            apply(l2, h, width, x, Finish::AddRelu);
         }
-        heads.apply(x, out);
+        apply(heads, x, width, out, Finish::Plain);
+        &out[..rows * heads.cols]
     }
 }

@@ -7,7 +7,7 @@ use burn::prelude::*;
 use mancala_mcts::{CachedEvaluator, Evaluator};
 use mancala_rules::Game;
 
-use crate::cpu::{CpuMlp, SMALL_BATCH};
+use crate::cpu::CpuMlp;
 use crate::encoding::{encode_batch, layout, Layout};
 use crate::model::Net;
 
@@ -20,10 +20,8 @@ pub struct NeuralEvaluator<G: Game> {
     device: Device,
     layout: Layout,
     inputs: Vec<f32>,
-    /// The same MLP in plain Rust for small batches on the CPU (see [`crate::cpu`]).
-    small: Option<CpuMlp>,
-    /// One position's outputs on the small-batch path.
-    row: Vec<f32>,
+    /// The same MLP in plain Rust, used for every batch on the CPU (see [`crate::cpu`]).
+    cpu: Option<CpuMlp>,
     _game: PhantomData<fn(G)>,
 }
 
@@ -31,9 +29,14 @@ impl<G: Game> NeuralEvaluator<G> {
     /// `model` must be a `valid()` (inference) model on `device`.
     pub fn new(game: &G, model: Net, device: Device) -> Self {
         let heads = model.heads().fused_policy_wdl();
-        let small = if device == Device::flex() { CpuMlp::new(&model, &heads) } else { None };
-        let row = vec![0.0; small.as_ref().map_or(0, CpuMlp::outputs)];
-        NeuralEvaluator { model, heads, device, layout: layout(game), inputs: Vec::new(), small, row, _game: PhantomData }
+        let cpu = if device == Device::flex() { CpuMlp::new(&model, &heads) } else { None };
+        NeuralEvaluator { model, heads, device, layout: layout(game), inputs: Vec::new(), cpu, _game: PhantomData }
+    }
+
+    /// The instruction set of the plain-Rust CPU kernel when this evaluator uses it (an MLP
+    /// on the flex device), `None` when it runs burn.
+    pub fn cpu_kernel(&self) -> Option<&'static str> {
+        self.cpu.as_ref().map(CpuMlp::instruction_set)
     }
 
     /// The same evaluator behind an evaluation cache of `2^log2_slots` entries.
@@ -76,13 +79,11 @@ impl<G: Game> Evaluator<G> for NeuralEvaluator<G> {
         }
         let a = game.action_space();
         encode_batch(game, &self.layout, positions, &mut self.inputs);
-        if n <= SMALL_BATCH
-            && let Some(small) = &mut self.small
-        {
-            let k = self.layout.inputs();
-            for (i, pos) in positions.iter().enumerate() {
-                small.forward(&self.inputs[i * k..(i + 1) * k], &mut self.row);
-                write_outputs(game, pos, &self.row, &mut policies[i * a..(i + 1) * a], &mut values[i]);
+        if let Some(cpu) = &mut self.cpu {
+            let stride = cpu.row_stride();
+            let out = cpu.forward(&self.inputs, n);
+            for (i, (pos, row)) in positions.iter().zip(out.chunks_exact(stride)).enumerate() {
+                write_outputs(game, pos, &row[..a + 3], &mut policies[i * a..(i + 1) * a], &mut values[i]);
             }
             return;
         }

@@ -157,9 +157,9 @@ impl HeadsConfig {
 
 impl Heads {
     /// The policy and WDL heads as one linear layer giving `[policy logits | wdl logits]`
-    /// (`actions + 3` columns). Inference uses it: on the CPU a small batch pays a fixed
-    /// cost per operation, so one matrix product and one read-back instead of three of each
-    /// (the margin head only shapes the body during training) saves a fifth of a batch-1 call.
+    /// (`actions + 3` columns). Inference uses it: one matrix product and one read-back
+    /// instead of three of each (the margin head only shapes the body during training), on a
+    /// GPU or through burn, and as the plain-Rust CPU kernel's last layer.
     pub fn fused_policy_wdl(&self) -> Linear {
         let weight = Tensor::cat(vec![self.policy.weight.val(), self.wdl.weight.val()], 1);
         let bias = match (&self.policy.bias, &self.wdl.bias) {

@@ -4,9 +4,10 @@ use std::path::PathBuf;
 
 use burn::prelude::*;
 use mancala_mcts::{Evaluator, Search, SearchConfig};
+use mancala_nn::cpu::CpuMlp;
 use mancala_nn::file::{model_bytes, FORMAT_VERSION};
 use mancala_nn::{
-    encode, layout, load_model, save_model, Architecture, Batch, Learner, ModelMeta, NetConfig, NeuralEvaluator, NnError,
+    encode, encode_batch, layout, load_model, save_model, Architecture, Batch, Learner, ModelMeta, NetConfig, NeuralEvaluator, NnError,
     OptimConfig, ENCODING_VERSION,
 };
 use mancala_rules::{parse_rules, AnyGame, Game, Line, Setup};
@@ -249,35 +250,82 @@ fn the_network_plays_legal_moves_in_every_game() {
                 assert!(line.legal_moves().contains(a), "{rules} {arch:?}: illegal {a}");
                 line.play(a).unwrap();
             }
-            assert!(line.len() > 0, "{rules}");
+            assert!(!line.is_empty(), "{rules}");
         }
     }
 }
 
-/// Small batches take the plain-Rust forward pass on the CPU, larger ones burn's: both must
-/// give the same priors and values (to float rounding) for the same positions, in every game.
+/// The plain-Rust CPU kernel against burn's forward pass on the same weights: every game,
+/// a width that needs column padding (40) and the default one, batch sizes that leave every
+/// remainder of the kernel's row groups, and every instruction set this CPU has.
 #[test]
-fn small_batch_path_agrees_with_burn() {
+fn cpu_kernel_agrees_with_burn() {
+    let dev = Device::flex();
+    for rules in ["oware", "kalah", "ba-awa", "owela"] {
+        let game = parse_rules(rules).unwrap();
+        let lay = layout(&game);
+        let a = game.action_space();
+        let positions = random_positions(&game, 37, 5);
+        for width in [40, 128] {
+            dev.seed(7);
+            let net = NetConfig::for_layout(&lay, a).with_width(width).with_blocks(3).init(&dev);
+            let heads = net.heads().fused_policy_wdl();
+            let mut cpu = CpuMlp::new(&net, &heads).expect("an MLP has a CPU kernel");
+            assert_eq!(cpu.outputs(), a + 3);
+            let sets = CpuMlp::instruction_sets();
+            assert_eq!(sets.last(), Some(&"scalar"));
+            assert_eq!(cpu.instruction_set(), sets[0]);
+            assert!(!cpu.use_instruction_set("no-such-set"));
+            for (set, n) in sets.iter().flat_map(|s| [1, 2, 3, 4, 5, 8, 9, 37].map(|n| (s, n))) {
+                assert!(cpu.use_instruction_set(set));
+                let mut inputs = Vec::new();
+                encode_batch(&game, &lay, &positions[..n], &mut inputs);
+                let out = net.forward(Tensor::<2>::from_data(TensorData::new(inputs.clone(), [n, lay.inputs()]), &dev));
+                let policy = out.policy.into_data().try_to_vec::<f32>().unwrap();
+                let wdl = out.wdl.into_data().try_to_vec::<f32>().unwrap();
+                let stride = cpu.row_stride();
+                let got = cpu.forward(&inputs, n);
+                for i in 0..n {
+                    let row = &got[i * stride..i * stride + a + 3];
+                    let want = policy[i * a..(i + 1) * a].iter().chain(&wdl[i * 3..(i + 1) * 3]);
+                    for (j, (x, y)) in row.iter().zip(want).enumerate() {
+                        assert!((x - y).abs() <= 1e-4 * (1.0 + y.abs()), "{rules} {set} width {width} batch {n} row {i} output {j}: {x} vs {y}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn random_positions(game: &AnyGame, n: usize, seed: u64) -> Vec<<AnyGame as Game>::Position> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut positions = Vec::new();
+    while positions.len() < n {
+        let mut line = Line::new(game.clone());
+        for _ in 0..rng.random_range(0..30) {
+            let legal = line.legal_moves();
+            if legal.is_empty() {
+                break;
+            }
+            line.play(legal.nth(rng.random_range(0..legal.len())).unwrap()).unwrap();
+        }
+        if !line.legal_moves().is_empty() {
+            positions.push(*line.position());
+        }
+    }
+    positions
+}
+
+/// A batch through the evaluator gives each position what it gets alone: priors only on
+/// legal moves summing to one, and the same value.
+#[test]
+fn evaluator_batch_agrees_with_single_positions() {
     let dev = Device::flex();
     for rules in ["oware", "kalah", "ba-awa", "owela"] {
         let game = parse_rules(rules).unwrap();
         dev.seed(11);
         let net = NetConfig::for_layout(&layout(&game), game.action_space()).init(&dev);
-        let mut rng = SmallRng::seed_from_u64(3);
-        let mut positions = Vec::new();
-        while positions.len() < 40 {
-            let mut line = Line::new(game.clone());
-            for _ in 0..rng.random_range(0..30) {
-                let legal = line.legal_moves();
-                if legal.is_empty() {
-                    break;
-                }
-                line.play(legal.nth(rng.random_range(0..legal.len())).unwrap()).unwrap();
-            }
-            if !line.legal_moves().is_empty() {
-                positions.push(*line.position());
-            }
-        }
+        let positions = random_positions(&game, 40, 3);
         let a = game.action_space();
         let mut ev = NeuralEvaluator::new(&game, net, dev.clone());
         let (mut p_all, mut v_all) = (vec![0.0; positions.len() * a], vec![0.0; positions.len()]);

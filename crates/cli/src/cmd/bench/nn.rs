@@ -1,8 +1,11 @@
 //! `bench nn`: the network on the flex CPU backend, on one core by default.
 //!
 //! Two figures a batch size: the [`NeuralEvaluator`] (encoding, forward pass, read-back,
-//! masked softmax: what the search pays a batch of leaves) and the raw forward pass (input
+//! masked softmax: what the search pays a batch of leaves) and burn's raw forward pass (input
 //! tensor from already encoded rows, forward, outputs read back). Then one training step.
+//! On the flex device an MLP's evaluator runs the plain-Rust kernel (`mancala_nn::cpu`),
+//! which works on the calling thread only: self-play and arena matches run one evaluator per
+//! thread, so `--threads` only changes the burn figures and the training step.
 //!
 //! Threads: burn-flex 0.22.1 parallelises inside an operation with rayon: its own
 //! `par_iter`s and gemm's `Parallelism::Rayon(0)`, which both size themselves by
@@ -161,8 +164,11 @@ fn measure(game: &AnyGame, net_config: &NetConfig, setup: &Setup, budget: std::t
     let lay = layout(game);
     let actions = game.action_space();
 
-    println!("evaluator (encode + forward + masked softmax):");
     let mut evaluator = NeuralEvaluator::new(game, model.clone(), device.clone());
+    match evaluator.cpu_kernel() {
+        Some(set) => println!("evaluator (encode + forward + masked softmax; plain-Rust {set} kernel):"),
+        None => println!("evaluator (encode + forward + masked softmax; burn):"),
+    }
     let mut policies = vec![0.0f32; positions.len() * actions];
     let mut values = vec![0.0f32; positions.len()];
     for &n in batches {
@@ -178,7 +184,7 @@ fn measure(game: &AnyGame, net_config: &NetConfig, setup: &Setup, budget: std::t
         print_batch(n, calls, elapsed);
     }
 
-    println!("forward (input tensor + forward + outputs read back):");
+    println!("burn forward (input tensor + forward + outputs read back):");
     let mut encoded = Vec::new();
     let heads = model.heads().fused_policy_wdl();
     for &n in batches {
