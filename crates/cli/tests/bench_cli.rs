@@ -177,6 +177,8 @@ fn nn_bench_reports_every_batch_and_the_training_step() {
     // An MLP on the CPU is evaluated by the plain-Rust kernel, a conv tower by burn.
     let evaluator = |lines: &[String]| lines.iter().find(|l| l.starts_with("evaluator (")).cloned().unwrap_or_default();
     assert!(evaluator(&lines).contains("plain-Rust"), "{lines:#?}");
+    let lines = bench_ok(&["nn", "--game", "kalah", "--width", "16", "--blocks", "1", "--kernel", "scalar", "--batches", "3", "--seconds", "0.1"]);
+    assert!(evaluator(&lines).contains("plain-Rust scalar kernel"), "{lines:#?}");
     let lines = bench_ok(&[
         "nn",
         "--game",
@@ -250,6 +252,11 @@ fn bad_input_is_refused_with_a_clear_message() {
         &["transformer", "mlp"],
     );
     fails_naming(&["nn", "--width", "0"], &["--width"]);
+    fails_naming(&["nn", "--kernel", "mmx"], &["--kernel", "mmx", "scalar"]);
+    fails_naming(
+        &["nn", "--architecture", "conv", "--kernel", "scalar"],
+        &["--kernel", "MLP"],
+    );
     fails_naming(
         &["nn", "--config", "/no/such/run.toml"],
         &["/no/such/run.toml"],

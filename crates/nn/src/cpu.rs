@@ -25,26 +25,9 @@ use crate::model::{Net, ResMlp};
 /// weights and biases, so they stay zero through ReLU and skip connections.
 const PAD: usize = 16;
 
-/// How a layer's output is cut into tiles. A tile accumulates `R` rows by `C` vectors of
-/// output columns in registers over the whole input, so each broadcast input value feeds `C`
-/// multiply-adds and each loaded weight vector feeds `R`.
-///
-/// - Whole groups of `R` rows go column strip by column strip, each strip over every row
-///   group: a strip of weights (`C` vectors wide, 16 KiB for the default width) stays in the
-///   L1 cache while the whole batch reads it. With 32 vector registers (AVX-512) the strip
-///   tile is 8 rows by 2 vectors; with 16 (AVX2, NEON) 4 by 2, so accumulators never spill.
-/// - Rows left over (and batches of 1 to 7) go row group by row group with wider tiles: 4 by 4,
-///   2 by 4, 1 by 8. Each then streams every weight once per group, but a few rows cannot
-///   reuse a strip anyway, and the wider tiles keep enough independent sums in flight to hide
-///   the multiply-add latency.
-///
-/// Measured on the development machine (AVX-512, one core, default net; the host is noisy,
-/// so ranges over runs): batch 32 took 65-75 us a call with 8x2 strips against 78-90 us with
-/// 4x4 tiles in either order; batch 4 took 10 us with one 4x4 tile against 40 us as four 1x2
-/// ones; batch 1 7-8 us with a 1x8 tile against 10 us with 1x2. At batch 4 and up that is
-/// about one 16-lane multiply-add per cycle, this CPU's peak, so the loops' index checks
-/// (LLVM keeps some) cost nothing measurable.
-const STRIP_COLS: usize = 2;
+/// Inputs per block of a tile's inner loop (see [`Tiles::tile`]).
+const BLOCK: usize = 4;
+
 
 /// One dense layer, `y = x W + b`, with `W` stored `[d_in][cols]` (burn's `[d_in][d_out]`,
 /// each row padded with zeros to `cols`).
@@ -103,33 +86,42 @@ impl WithSimd for Apply<'_> {
     #[inline(always)]
     fn with_simd<S: Simd>(self, simd: S) {
         let Apply { layer, input, stride, out, rows, finish } = self;
-        let k = layer.d_in;
-        // Whole groups of `main` rows in strips, then at most one group each of 4, 2 and 1.
-        let main = if S::F32_LANES >= 16 { 8 } else { 4 };
-        let done = rows / main * main;
+        if S::IS_SCALAR {
+            return row_by_row(layer, input, stride, out, rows, finish);
+        }
         let (weight, _) = S::as_simd_f32s(&layer.weight);
         let (bias, _) = S::as_simd_f32s(&layer.bias);
         let vectors = layer.cols / S::F32_LANES;
         let (out, _) = S::as_mut_simd_f32s(&mut out[..rows * layer.cols]);
-        let mut tiles = Tiles { simd, weight, bias, vectors, k, finish, input, stride, out };
-        if done > 0 {
-            if main == 8 {
-                tiles.strips::<8>(done);
-            } else {
-                tiles.strips::<4>(done);
+        let mut tiles = Tiles { simd, weight, bias, vectors, k: layer.d_in, finish, input, stride, out };
+        if S::F32_LANES >= 16 {
+            tiles.run::<8, 2, 4>(rows);
+        } else {
+            tiles.run::<6, 2, 2>(rows);
+        }
+    }
+}
+
+/// The fallback without SIMD registers (x86-64 CPUs without AVX2, other targets): each
+/// output row is the bias plus the weight rows scaled by the inputs. That inner loop runs
+/// over contiguous memory, so the compiler vectorises it with the target's baseline (SSE2 on
+/// x86-64), which the register tiles of [`Tiles`] would not get; zero inputs (half of them
+/// after a ReLU) are skipped.
+fn row_by_row(layer: &Dense, input: &[f32], stride: usize, out: &mut [f32], rows: usize, finish: Finish) {
+    let k = layer.d_in;
+    for (x, out) in input.chunks(stride).zip(out.chunks_exact_mut(layer.cols)).take(rows) {
+        match finish {
+            // `out` holds the skip connection.
+            Finish::AddRelu => out.iter_mut().zip(&layer.bias).for_each(|(o, b)| *o += b),
+            Finish::Plain | Finish::Relu => out.copy_from_slice(&layer.bias),
+        }
+        for (&x, w) in x[..k].iter().zip(layer.weight.chunks_exact(layer.cols)) {
+            if x != 0.0 {
+                out.iter_mut().zip(w).for_each(|(o, w)| *o += x * w);
             }
         }
-        let mut r = done;
-        if rows - r >= 4 {
-            tiles.sweep::<4, 4>(r);
-            r += 4;
-        }
-        if rows - r >= 2 {
-            tiles.sweep::<2, 4>(r);
-            r += 2;
-        }
-        if rows > r {
-            tiles.sweep::<1, 8>(r);
+        if finish != Finish::Plain {
+            out.iter_mut().for_each(|o| *o = o.max(0.0));
         }
     }
 }
@@ -152,15 +144,53 @@ struct Tiles<'a, S: Simd> {
 }
 
 impl<S: Simd> Tiles<'_, S> {
+    /// All `rows`, cut into tiles. A tile accumulates `R` rows by `C` vectors of output
+    /// columns in registers over the whole input, so each broadcast input value feeds `C`
+    /// multiply-adds and each loaded weight vector feeds `R`.
+    ///
+    /// - Whole groups of `R` rows go column strip by column strip, each strip over every row
+    ///   group: a strip of weights (`C` vectors wide, 16 KiB for the default width with
+    ///   AVX-512) stays in the L1 cache while the whole batch reads it.
+    /// - The rows left over (and batches under `R`) go in groups of 4 rows (tiles `C4` vectors
+    ///   wide) and at most one of 3 or 2 (4 wide) or 1 (8 wide), each across all columns: few
+    ///   rows cannot share a strip anyway, and wider tiles keep enough independent sums in
+    ///   flight to hide the multiply-add latency. Each group reads all the weights from the L2
+    ///   cache, which dominates small batches (batch 1 7 us, batch 4 10 us), hence one group
+    ///   of 3 rather than 2 + 1.
+    ///
+    /// The callers pick 8x2 strips with 32 vector registers (AVX-512) and 6x2 with 16 (AVX2,
+    /// NEON). Measured on the development machine (default net, one core, best of 5 runs, as
+    /// the host is noisy), batch 32: AVX-512 8x2 338k positions/s against 190k-194k for 6x4,
+    /// 12x2 and 8x3 (24 accumulators spill); AVX2 6x2 224k against 206k for 4x2 and 181k for
+    /// 2x4. With 8x2 strips the columns-outer order took 65-75 us a call against 78-90 us
+    /// rows-outer; batch 4 took 10 us as one 4x4 tile against 40 us as four 1x2 ones.
+    #[inline(always)]
+    fn run<const R: usize, const C: usize, const C4: usize>(&mut self, rows: usize) {
+        let mut r = rows / R * R;
+        if r > 0 {
+            self.strips::<R, C>(r);
+        }
+        while rows - r >= 4 {
+            self.sweep::<4, C4>(r);
+            r += 4;
+        }
+        match rows - r {
+            3 => self.sweep::<3, 4>(r),
+            2 => self.sweep::<2, 4>(r),
+            1 => self.sweep::<1, 8>(r),
+            _ => {}
+        }
+    }
+
     /// Rows `0..rows` (a multiple of `R`), strip by strip of `STRIP_COLS` vectors.
     #[inline(always)]
-    fn strips<const R: usize>(&mut self, rows: usize) {
+    fn strips<const R: usize, const C: usize>(&mut self, rows: usize) {
         let mut v = 0;
-        while v + STRIP_COLS <= self.vectors {
+        while v + C <= self.vectors {
             for r in (0..rows).step_by(R) {
-                self.tile::<R, STRIP_COLS>(r, v);
+                self.tile::<R, C>(r, v);
             }
-            v += STRIP_COLS;
+            v += C;
         }
         while v < self.vectors {
             for r in (0..rows).step_by(R) {
@@ -193,16 +223,27 @@ impl<S: Simd> Tiles<'_, S> {
         for row in acc.iter_mut() {
             row.copy_from_slice(&bias[v..v + C]);
         }
-        // The group's rows, each exactly `k` long, so that `i < k` checks every index.
-        let x: [&[f32]; R] = std::array::from_fn(|j| &input[(r + j) * stride..][..k]);
-        for (i, w) in weight[v..].chunks(n).take(k).enumerate() {
-            let w = &w[..C];
-            for (row, x) in acc.iter_mut().zip(&x) {
-                let x = simd.splat_f32s(x[i]);
-                for (a, &w) in row.iter_mut().zip(w) {
-                    *a = simd.mul_add_f32s(x, w, *a);
-                }
+        // Inputs `BLOCK` at a time, copied out of the group's rows: each row's index is
+        // checked once a block rather than once an input. Checked every input, the loop was
+        // bound by its instruction count, not by its multiply-adds (AVX-512, batch 32: ~355k
+        // positions/s before, ~400k after).
+        let mut w = weight[v..].chunks(n);
+        let blocks = k / BLOCK;
+        let mut xb = [[0.0; BLOCK]; R];
+        for b in 0..blocks {
+            for (j, xb) in xb.iter_mut().enumerate() {
+                xb.copy_from_slice(&input[(r + j) * stride + b * BLOCK..][..BLOCK]);
             }
+            for u in 0..BLOCK {
+                accumulate(simd, &mut acc, &xb, u, w.next().expect("a weight row per input"));
+            }
+        }
+        let mut x1 = [[0.0; 1]; R];
+        for i in blocks * BLOCK..k {
+            for (j, x1) in x1.iter_mut().enumerate() {
+                x1[0] = input[(r + j) * stride + i];
+            }
+            accumulate(simd, &mut acc, &x1, 0, w.next().expect("a weight row per input"));
         }
         let zero = simd.splat_f32s(0.0);
         for (i, row) in acc.iter().enumerate() {
@@ -214,6 +255,27 @@ impl<S: Simd> Tiles<'_, S> {
                     Finish::AddRelu => simd.max_f32s(simd.add_f32s(*d, a), zero),
                 };
             }
+        }
+    }
+}
+
+/// Input `u` of each row of `x` times one row of weights (from the tile's first vector on),
+/// added into the tile's accumulators. (Everything the kernel calls is inlined into pulp's
+/// per-instruction-set entry points; a closure here was not always, and then every vector
+/// operation became a call, 50x slower.)
+#[inline(always)]
+fn accumulate<S: Simd, const R: usize, const C: usize, const B: usize>(
+    simd: S,
+    acc: &mut [[S::f32s; C]; R],
+    x: &[[f32; B]; R],
+    u: usize,
+    w: &[S::f32s],
+) {
+    let w = &w[..C];
+    for (row, x) in acc.iter_mut().zip(x) {
+        let x = simd.splat_f32s(x[u]);
+        for (a, &w) in row.iter_mut().zip(w) {
+            *a = simd.mul_add_e_f32s(x, w, *a);
         }
     }
 }
@@ -305,6 +367,13 @@ impl CpuMlp {
             }
             None => false,
         }
+    }
+
+    /// Whether this kernel should run a batch of `rows`: always with SIMD registers; without
+    /// them only for 1 or 2 rows, as burn's matrix products are faster from 3 rows on
+    /// (measured: ~14 us a position here against ~37 us a burn call of 1 to 4 rows).
+    pub fn takes(&self, rows: usize) -> bool {
+        !matches!(self.arch, Arch::Scalar) || rows <= 2
     }
 
     /// Outputs per position: the policy logits, then the win, draw and loss logits.

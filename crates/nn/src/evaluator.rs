@@ -20,7 +20,7 @@ pub struct NeuralEvaluator<G: Game> {
     device: Device,
     layout: Layout,
     inputs: Vec<f32>,
-    /// The same MLP in plain Rust, used for every batch on the CPU (see [`crate::cpu`]).
+    /// The same MLP in plain Rust, for the CPU (see [`crate::cpu`] and [`CpuMlp::takes`]).
     cpu: Option<CpuMlp>,
     _game: PhantomData<fn(G)>,
 }
@@ -37,6 +37,13 @@ impl<G: Game> NeuralEvaluator<G> {
     /// on the flex device), `None` when it runs burn.
     pub fn cpu_kernel(&self) -> Option<&'static str> {
         self.cpu.as_ref().map(CpuMlp::instruction_set)
+    }
+
+    /// Runs the CPU kernel with the named instruction set (see
+    /// [`CpuMlp::instruction_sets`]); `false`, and no change, if this evaluator has no CPU
+    /// kernel or this CPU no such set.
+    pub fn use_cpu_kernel(&mut self, name: &str) -> bool {
+        self.cpu.as_mut().is_some_and(|cpu| cpu.use_instruction_set(name))
     }
 
     /// The same evaluator behind an evaluation cache of `2^log2_slots` entries.
@@ -79,7 +86,9 @@ impl<G: Game> Evaluator<G> for NeuralEvaluator<G> {
         }
         let a = game.action_space();
         encode_batch(game, &self.layout, positions, &mut self.inputs);
-        if let Some(cpu) = &mut self.cpu {
+        if let Some(cpu) = &mut self.cpu
+            && cpu.takes(n)
+        {
             let stride = cpu.row_stride();
             let out = cpu.forward(&self.inputs, n);
             for (i, (pos, row)) in positions.iter().zip(out.chunks_exact(stride)).enumerate() {

@@ -17,7 +17,7 @@
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
+use anyhow::{bail, Context};
 use burn::prelude::*;
 use mancala_mcts::Evaluator;
 use mancala_nn::{
@@ -67,6 +67,10 @@ pub struct Args {
     /// Compute device: flex (CPU), or cuda / wgpu where built with those cargo features.
     #[arg(long, default_value = "flex")]
     device: String,
+    /// Instruction set of the evaluator's plain-Rust CPU kernel (an MLP on flex): avx512,
+    /// avx2, neon or scalar, as this CPU has them [default: the widest].
+    #[arg(long)]
+    kernel: Option<String>,
     /// Batch sizes to measure, comma-separated [default: 1,8,32,128,512].
     #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=65536))]
     batches: Vec<u32>,
@@ -117,6 +121,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     } else {
         args.batches.iter().map(|&b| b as usize).collect()
     };
+    if let Some(kernel) = &args.kernel {
+        let sets = mancala_nn::cpu::CpuMlp::instruction_sets();
+        if !sets.contains(&kernel.as_str()) {
+            bail!("--kernel {kernel}: this CPU runs the kernel with {}", sets.join(", "));
+        }
+        if device != Device::flex() || net_config.architecture != Architecture::Mlp {
+            bail!("--kernel {kernel}: the plain-Rust kernel runs only an MLP on the flex device");
+        }
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads as usize)
         .thread_name(|i| format!("bench-nn-{i}"))
@@ -124,7 +137,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .context("could not start the benchmark's thread pool")?;
     // Each figure gets an equal share of the time: 2 modes x batches, and the training step.
     let budget = seconds / (2 * batches.len() as u32 + 1);
-    let setup = Setup { threads: args.threads, device_name: &args.device, device, batches: &batches, seed: args.seed };
+    let setup = Setup {
+        threads: args.threads,
+        device_name: &args.device,
+        device,
+        batches: &batches,
+        seed: args.seed,
+        kernel: args.kernel.as_deref(),
+    };
     pool.install(|| measure(&game, &net_config, &setup, budget));
     Ok(())
 }
@@ -136,12 +156,14 @@ struct Setup<'a> {
     device: Device,
     batches: &'a [usize],
     seed: u64,
+    /// The CPU kernel's instruction set, when not the default (checked by the caller).
+    kernel: Option<&'a str>,
 }
 
 /// Builds the network and prints every figure (runs inside the benchmark's pool); each
 /// figure is measured for `budget`.
 fn measure(game: &AnyGame, net_config: &NetConfig, setup: &Setup, budget: std::time::Duration) {
-    let Setup { threads, device_name, ref device, batches, seed } = *setup;
+    let Setup { threads, device_name, ref device, batches, seed, kernel } = *setup;
     let cpu = CpuShare::start();
     let mut learner = Learner::new(net_config.clone(), OptimConfig::default(), device.clone().autodiff(), seed);
     let model = learner.inference_model(device);
@@ -165,7 +187,13 @@ fn measure(game: &AnyGame, net_config: &NetConfig, setup: &Setup, budget: std::t
     let actions = game.action_space();
 
     let mut evaluator = NeuralEvaluator::new(game, model.clone(), device.clone());
+    if let Some(kernel) = kernel {
+        evaluator.use_cpu_kernel(kernel);
+    }
     match evaluator.cpu_kernel() {
+        Some("scalar") => println!(
+            "evaluator (encode + forward + masked softmax; plain-Rust scalar kernel for 1-2 rows, burn above):"
+        ),
         Some(set) => println!("evaluator (encode + forward + masked softmax; plain-Rust {set} kernel):"),
         None => println!("evaluator (encode + forward + masked softmax; burn):"),
     }
