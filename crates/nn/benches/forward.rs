@@ -1,13 +1,15 @@
 //! Network speed on the flex CPU backend: the default network's forward pass (input tensor,
-//! forward, outputs read back) at batch 1, 32 and 256 on Oware positions, and one training
-//! step at batch 256. Runs in a one-thread rayon pool (burn-flex sizes its parallel work by
-//! the calling thread's pool), so the figures are per core.
+//! forward, outputs read back) at batch 1, 32 and 256 on Oware positions, the plain-Rust CPU
+//! kernel's forward pass at the same batches, and one training step at batch 256. Runs in a
+//! one-thread rayon pool (burn-flex sizes its parallel work by the calling thread's pool), so
+//! the figures are per core.
 
 use std::hint::black_box;
 use std::time::Duration;
 
 use burn::prelude::*;
 use criterion::{Criterion, Throughput, criterion_group};
+use mancala_nn::cpu::CpuMlp;
 use mancala_nn::{Batch, Learner, NetConfig, OptimConfig, encode, layout};
 use mancala_rules::{Game, parse_rules};
 
@@ -53,6 +55,17 @@ fn network(c: &mut Criterion) {
                 black_box((out.policy.into_data(), out.wdl.into_data()))
             })
         });
+    }
+    group.finish();
+
+    // The same network through the plain-Rust kernel that the evaluator runs on the CPU.
+    let heads = model.heads().fused_policy_wdl();
+    let mut cpu = CpuMlp::new(&model, &heads).expect("the default network is an MLP");
+    let mut group = c.benchmark_group(format!("cpu_kernel_{}", cpu.instruction_set()));
+    for n in [1usize, 32, 256] {
+        let input: Vec<f32> = rows[..n].concat();
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_function(format!("batch_{n}"), |b| b.iter(|| black_box(cpu.forward(&input, n)[0])));
     }
     group.finish();
 
