@@ -63,6 +63,11 @@ pub struct Search<G: Game> {
     game: G,
     config: SearchConfig,
     tree: Tree<G>,
+    /// The tree that tree reuse copies the kept subtree into, then swaps with `tree`: both
+    /// keep their capacity, so moving the root allocates nothing once they have grown.
+    spare: Tree<G>,
+    /// Scratch queue of that copy: (node in `tree`, node in `spare`).
+    copy_queue: Vec<(usize, usize)>,
     /// Hashes of the positions before the root that a repetition is looked for in.
     history: Vec<u64>,
     rng: SmallRng,
@@ -90,6 +95,8 @@ impl<G: Game> Search<G> {
             game,
             config,
             tree: Tree::with_capacity(cap),
+            spare: Tree::with_capacity(cap),
+            copy_queue: Vec::new(),
             history: Vec::new(),
             rng: SmallRng::seed_from_u64(seed),
             sims_done: 0,
@@ -156,7 +163,7 @@ impl<G: Game> Search<G> {
                 } else {
                     history.push(self.tree.hash[root.idx()]);
                 }
-                self.tree = self.subtree(c);
+                self.reroot(c);
                 self.history = history;
                 self.new_move();
             }
@@ -181,12 +188,14 @@ impl<G: Game> Search<G> {
         }
     }
 
-    /// Copies the subtree under `top` into a fresh tree with `top` as root.
-    fn subtree(&self, top: usize) -> Tree<G> {
-        let old = &self.tree;
-        let mut new = Tree::with_capacity(old.len().max(64));
+    /// Makes the subtree under `top` the whole tree, with `top` as root: copied breadth
+    /// first into `spare`, which then becomes `tree`.
+    fn reroot(&mut self, top: usize) {
+        let Search { tree: old, spare: new, copy_queue: queue, .. } = self;
+        new.clear();
+        queue.clear();
         new.push_copy(old, top);
-        let mut queue: Vec<(usize, usize)> = vec![(top, 0)];
+        queue.push((top, 0));
         let mut head = 0;
         while head < queue.len() {
             let (o, n) = queue[head];
@@ -206,7 +215,7 @@ impl<G: Game> Search<G> {
             new.first_child[n] = first as u32;
             new.num_children[n] = old.num_children[o];
         }
-        new
+        std::mem::swap(old, new);
     }
 
     /// Resets the per-move budget and root extras after the root changed.
