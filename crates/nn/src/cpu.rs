@@ -95,9 +95,9 @@ impl WithSimd for Apply<'_> {
         let (out, _) = S::as_mut_simd_f32s(&mut out[..rows * layer.cols]);
         let mut tiles = Tiles { simd, weight, bias, vectors, k: layer.d_in, finish, input, stride, out };
         if S::F32_LANES >= 16 {
-            tiles.run::<8, 2, 4>(rows);
+            tiles.run::<4, 4>(rows);
         } else {
-            tiles.run::<6, 2, 2>(rows);
+            tiles.run::<4, 3>(rows);
         }
     }
 }
@@ -149,29 +149,32 @@ impl<S: Simd> Tiles<'_, S> {
     /// multiply-adds and each loaded weight vector feeds `R`.
     ///
     /// - Whole groups of `R` rows go column strip by column strip, each strip over every row
-    ///   group: a strip of weights (`C` vectors wide, 16 KiB for the default width with
-    ///   AVX-512) stays in the L1 cache while the whole batch reads it.
-    /// - The rows left over (and batches under `R`) go in groups of 4 rows (tiles `C4` vectors
+    ///   group: a strip of weights (`C` vectors wide: 32 KiB for the default width with
+    ///   AVX-512, 12 KiB with AVX2) stays in the L1 cache while the whole batch reads it.
+    /// - The rows left over (and batches under `R`) go in groups of 4 rows (tiles `C` vectors
     ///   wide) and at most one of 3 or 2 (4 wide) or 1 (8 wide), each across all columns: few
     ///   rows cannot share a strip anyway, and wider tiles keep enough independent sums in
     ///   flight to hide the multiply-add latency. Each group reads all the weights from the L2
     ///   cache, which dominates small batches (batch 1 7 us, batch 4 10 us), hence one group
     ///   of 3 rather than 2 + 1.
     ///
-    /// The callers pick 8x2 strips with 32 vector registers (AVX-512) and 6x2 with 16 (AVX2,
-    /// NEON). Measured on the development machine (default net, one core, best of 5 runs, as
-    /// the host is noisy), batch 32: AVX-512 8x2 338k positions/s against 190k-194k for 6x4,
-    /// 12x2 and 8x3 (24 accumulators spill); AVX2 6x2 224k against 206k for 4x2 and 181k for
-    /// 2x4. With 8x2 strips the columns-outer order took 65-75 us a call against 78-90 us
-    /// rows-outer; batch 4 took 10 us as one 4x4 tile against 40 us as four 1x2 ones.
+    /// The callers pick 4x4 strips with 32 vector registers (AVX-512) and 4x3 with 16 (AVX2,
+    /// NEON). Measured on the development machine (default net, one core): as the host is
+    /// noisy, the shapes took turns in 0.1 s slices in one process, 30 rounds, and the medians
+    /// compared. AVX-512, batch 32: 4x4 359k-382k positions/s, 5x4 388k, 8x2 304k, 3x4 307k,
+    /// 2x8 282k, and about 80k for 8x3, 6x4 and 12x2, whose 24 accumulators do not stay in
+    /// registers; batch 8: 4x4 296k-338k, 8x2 247k. AVX2, batch 32: 4x3 194k-218k, 6x2 189k,
+    /// 3x4 161k, 5x3 158k. With the columns-outer order, 8x2 strips took 65-75 us a call
+    /// against 78-90 us rows-outer; batch 4 took 10 us as one 4x4 tile against 40 us as four
+    /// 1x2 ones.
     #[inline(always)]
-    fn run<const R: usize, const C: usize, const C4: usize>(&mut self, rows: usize) {
+    fn run<const R: usize, const C: usize>(&mut self, rows: usize) {
         let mut r = rows / R * R;
         if r > 0 {
             self.strips::<R, C>(r);
         }
         while rows - r >= 4 {
-            self.sweep::<4, C4>(r);
+            self.sweep::<4, C>(r);
             r += 4;
         }
         match rows - r {
