@@ -28,7 +28,6 @@ const PAD: usize = 16;
 /// Inputs per block of a tile's inner loop (see [`Tiles::tile`]).
 const BLOCK: usize = 4;
 
-
 /// One dense layer, `y = x W + b`, with `W` stored `[d_in][cols]` (burn's `[d_in][d_out]`,
 /// each row padded with zeros to `cols`).
 struct Dense {
@@ -185,7 +184,7 @@ impl<S: Simd> Tiles<'_, S> {
         }
     }
 
-    /// Rows `0..rows` (a multiple of `R`), strip by strip of `STRIP_COLS` vectors.
+    /// Rows `0..rows` (a multiple of `R`), strip by strip of `C` vectors.
     #[inline(always)]
     fn strips<const R: usize, const C: usize>(&mut self, rows: usize) {
         let mut v = 0;
