@@ -18,6 +18,19 @@ fn tiny_config(game: &AnyGame, arch: Architecture) -> NetConfig {
     NetConfig::for_layout(&layout(game), game.action_space()).with_architecture(arch).with_width(32).with_blocks(2)
 }
 
+/// A game of up to `max_plies - 1` random moves from the start (fewer if it ends).
+fn random_line(game: &AnyGame, rng: &mut SmallRng, max_plies: usize) -> Line<AnyGame> {
+    let mut line = Line::new(game.clone());
+    for _ in 0..rng.random_range(0..max_plies) {
+        let legal = line.legal_moves();
+        if legal.is_empty() {
+            break;
+        }
+        line.play(legal.nth(rng.random_range(0..legal.len())).unwrap()).unwrap();
+    }
+    line
+}
+
 /// A fixed synthetic dataset: random positions of Kalah with arbitrary but fixed targets.
 fn synthetic_batch(game: &AnyGame, n: usize, seed: u64) -> Batch {
     let lay = layout(game);
@@ -26,15 +39,7 @@ fn synthetic_batch(game: &AnyGame, n: usize, seed: u64) -> Batch {
     let mut b = Batch { n, ..Batch::default() };
     let mut feats = vec![0.0; lay.inputs()];
     for _ in 0..n {
-        let mut line = Line::new(game.clone());
-        for _ in 0..rng.random_range(0..12) {
-            let legal = line.legal_moves();
-            if legal.is_empty() {
-                break;
-            }
-            line.play(legal.nth(rng.random_range(0..legal.len())).unwrap()).unwrap();
-        }
-        let pos = *line.position();
+        let pos = *random_line(game, &mut rng, 12).position();
         encode(game, &lay, &pos, &mut feats);
         b.inputs.extend_from_slice(&feats);
         let legal = game.legal_moves(&pos);
@@ -301,14 +306,7 @@ fn random_positions(game: &AnyGame, n: usize, seed: u64) -> Vec<<AnyGame as Game
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut positions = Vec::new();
     while positions.len() < n {
-        let mut line = Line::new(game.clone());
-        for _ in 0..rng.random_range(0..30) {
-            let legal = line.legal_moves();
-            if legal.is_empty() {
-                break;
-            }
-            line.play(legal.nth(rng.random_range(0..legal.len())).unwrap()).unwrap();
-        }
+        let line = random_line(game, &mut rng, 30);
         if !line.legal_moves().is_empty() {
             positions.push(*line.position());
         }
