@@ -374,7 +374,7 @@ impl CpuMlp {
     /// Whether this kernel should run a batch of `rows`: always with SIMD registers; without
     /// them only for 1 or 2 rows, as burn's matrix products are faster from 3 rows on
     /// (measured through the evaluator, default net: the scalar path 17-21 us at batch 1 and
-    /// 25 us at batch 2, burn about 30 us a call for 1 to 3 rows and 66 us for 8).
+    /// 25 us at batch 2; burn 28-38 us a call for 1 to 3 rows and 66 us for 8).
     pub fn takes(&self, rows: usize) -> bool {
         !matches!(self.arch, Arch::Scalar) || rows <= 2
     }
