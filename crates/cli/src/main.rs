@@ -19,6 +19,10 @@ struct Cli {
 enum Command {
     /// Train a player by self-play (no arguments: Oware on the embedded defaults).
     Train(cmd::train::Args),
+    /// Run a self-play worker for a run in a store (another machine, or more processes).
+    Worker(cmd::worker::Args),
+    /// Show what a run is doing: candidates, best model and Elo, workers, ingest rate.
+    Status(cmd::status::Args),
     /// Play against the engine in the terminal.
     Play(cmd::play::Args),
     /// Speak the engine text protocol on stdin/stdout.
@@ -33,12 +37,16 @@ enum Command {
     Export(cmd::export::Args),
     /// Draw a run's Elo and loss curves to a PNG.
     Plot(cmd::plot::Args),
+    /// Play and analyse in a browser: serve the page and its JSON API.
+    Serve(cmd::serve::Args),
 }
 
 fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Train(a) => cmd::train::run(a),
+        Command::Worker(a) => cmd::worker::run(a),
+        Command::Status(a) => cmd::status::run(a),
         Command::Play(a) => cmd::play::run(a),
         Command::Engine(a) => cmd::engine::run(a),
         Command::Arena(a) => cmd::arena::run(a),
@@ -46,6 +54,7 @@ fn main() {
         Command::Tablebase(a) => cmd::tablebase::run(a),
         Command::Export(a) => cmd::export::run(a),
         Command::Plot(a) => cmd::plot::run(a),
+        Command::Serve(a) => cmd::serve::run(a),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");

@@ -6,9 +6,11 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SelfPlayConfig {
-    /// Games played each iteration.
+    /// Games of self-play for each candidate the trainer publishes (a generation).
     pub games_per_iteration: usize,
-    /// Worker threads (each with its own evaluator).
+    /// Games a worker uploads as one shard (a killed worker loses at most these).
+    pub games_per_shard: usize,
+    /// Self-play worker threads of a one-machine `train` (each with its own evaluator).
     pub threads: usize,
     /// Games each worker plays at once, so one network call serves many searches.
     pub parallel_games: usize,
@@ -29,6 +31,7 @@ impl Default for SelfPlayConfig {
     fn default() -> Self {
         SelfPlayConfig {
             games_per_iteration: 64,
+            games_per_shard: 32,
             threads: 2,
             parallel_games: 16,
             simulations: 128,
@@ -49,6 +52,7 @@ impl SelfPlayConfig {
     pub fn validate(&self) -> Result<(), String> {
         let positive = |key: &str, v: usize| if v == 0 { Err(format!("selfplay.{key} must be at least 1")) } else { Ok(()) };
         positive("games_per_iteration", self.games_per_iteration)?;
+        positive("games_per_shard", self.games_per_shard)?;
         positive("threads", self.threads)?;
         positive("parallel_games", self.parallel_games)?;
         positive("leaves_per_gather", self.leaves_per_gather)?;

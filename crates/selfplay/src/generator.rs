@@ -2,7 +2,7 @@
 //! and answering all their searches' leaves with one batched evaluator call
 //! (gather / evaluate / apply).
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use mancala_mcts::{Evaluator, Search, SearchConfig};
@@ -49,7 +49,9 @@ struct Slot<G: Game> {
 /// Plays `games` self-play games. `make_evaluator(worker)` gives each worker its own
 /// evaluator; `search` holds the search settings (simulations and noise are set per move).
 /// Game `k` is played by worker `k % threads` with a seed derived from `seed` and `k`, so
-/// the games are the same for the same seed and thread count.
+/// the games are the same for the same seed and thread count. When `stop` is set the workers
+/// return at their next search round with the games finished so far (the others are
+/// dropped), so a role that is told to stop does not first finish a whole shard.
 #[allow(clippy::too_many_arguments)]
 pub fn play_games<G, E, F>(
     game: &G,
@@ -59,6 +61,7 @@ pub fn play_games<G, E, F>(
     seed: u64,
     make_evaluator: F,
     progress: &(dyn Fn(usize) + Sync),
+    stop: &AtomicBool,
 ) -> SelfPlayOutput
 where
     G: Game,
@@ -80,7 +83,7 @@ where
                 let mine: Vec<usize> = (w..games).step_by(threads).collect();
                 let mut evaluator = make_evaluator(w);
                 let tick = || progress(done.fetch_add(1, Ordering::Relaxed) + 1);
-                worker(game, config, search, &mine, seed, &mut evaluator, &tick)
+                worker(game, config, search, &mine, seed, &mut evaluator, &tick, stop)
             })
             .collect()
     });
@@ -102,6 +105,7 @@ fn game_seed(seed: u64, k: usize) -> u64 {
 }
 
 /// Plays the games numbered in `mine`, `parallel_games` at a time.
+#[allow(clippy::too_many_arguments)]
 fn worker<G: Game, E: Evaluator<G>>(
     game: &G,
     config: &SelfPlayConfig,
@@ -110,6 +114,7 @@ fn worker<G: Game, E: Evaluator<G>>(
     seed: u64,
     evaluator: &mut E,
     tick: &dyn Fn(),
+    stop: &AtomicBool,
 ) -> (Vec<(usize, GameRecord)>, usize, u64) {
     let lay = layout(game);
     let a = game.action_space();
@@ -125,7 +130,7 @@ fn worker<G: Game, E: Evaluator<G>>(
     let mut policies: Vec<f32> = Vec::new();
     let mut values: Vec<f32> = Vec::new();
     let (mut moves, mut sims) = (0usize, 0u64);
-    while !slots.is_empty() {
+    while !slots.is_empty() && !stop.load(Ordering::Relaxed) {
         leaves.clear();
         for (_, s) in slots.iter_mut() {
             s.leaves = s.search.gather(&mut leaves);

@@ -12,5 +12,5 @@ pub mod window;
 pub use config::SelfPlayConfig;
 pub use generator::{play_games, SelfPlayOutput};
 pub use record::{GameRecord, Row};
-pub use shard::{read_shard, shard_bytes, write_shard, ShardError, ShardHeader};
+pub use shard::{parse_shard, read_shard, shard_bytes, write_shard, ShardError, ShardHeader};
 pub use window::ReplayWindow;

@@ -1,4 +1,4 @@
-//! Shard files: one self-play iteration's training rows, compressed and checksummed.
+//! Shard files: the training rows of a batch of self-play games, compressed and checksummed.
 //!
 //! Layout (little-endian), one line a field:
 //! - 8 bytes magic `MZSHARD\0`;
@@ -34,7 +34,7 @@ pub struct ShardHeader {
     pub actions: usize,
     pub rows: usize,
     pub games: usize,
-    /// The iteration that played these games.
+    /// The generation of the model that played these games.
     pub iteration: u64,
 }
 
@@ -108,7 +108,12 @@ pub fn read_shard(path: &Path, rules: Option<&str>) -> Result<(ShardHeader, Vec<
     parse_shard(path, &bytes, rules)
 }
 
-fn parse_shard(path: &Path, bytes: &[u8], rules: Option<&str>) -> Result<(ShardHeader, Vec<Row>), ShardError> {
+/// Reads shard bytes already in memory (for example fetched from a store); `path` names
+/// them in errors.
+///
+/// # Errors
+/// As [`read_shard`].
+pub fn parse_shard(path: &Path, bytes: &[u8], rules: Option<&str>) -> Result<(ShardHeader, Vec<Row>), ShardError> {
     let p = || path.to_path_buf();
     let truncated = |what: &str| ShardError::Truncated { path: p(), what: what.to_string() };
     let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));

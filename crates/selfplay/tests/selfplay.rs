@@ -24,7 +24,7 @@ fn config(threads: usize) -> SelfPlayConfig {
 
 fn play(game: &AnyGame, threads: usize, seed: u64) -> mancala_selfplay::SelfPlayOutput {
     let search = SearchConfig { dirichlet_noise: true, ..SearchConfig::default() };
-    play_games(game, &config(threads), &search, 6, seed, |_| UniformEvaluator, &|_| {})
+    play_games(game, &config(threads), &search, 6, seed, |_| UniformEvaluator, &|_| {}, &std::sync::atomic::AtomicBool::new(false))
 }
 
 #[test]

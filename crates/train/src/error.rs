@@ -1,6 +1,4 @@
-//! Errors of the training loop.
-
-use std::path::PathBuf;
+//! Errors of the training roles; each names the object or key that is wrong.
 
 use thiserror::Error;
 
@@ -8,12 +6,18 @@ use thiserror::Error;
 pub enum TrainError {
     #[error("bad config: {0}")]
     Config(String),
-    #[error("run directory {path} already exists: use --resume {path} to continue it, or another --run name")]
-    RunExists { path: PathBuf },
-    #[error("cannot resume {path}: {reason}")]
-    Resume { path: PathBuf, reason: String },
-    #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    #[error("{url} already holds a run: use --resume {url} to continue it, or another --run name or --store")]
+    RunExists { url: String },
+    #[error("{url} holds no run (no run.json); start one with `mancala-zero train --store {url}`")]
+    NoRun { url: String },
+    #[error("{object} was written by store format {found}, this build reads format {expected} (an earlier version's run cannot be resumed; start a new one)")]
+    Format { object: String, found: u32, expected: u32 },
+    #[error("{object} is corrupt: {reason}")]
+    Corrupt { object: String, reason: String },
+    #[error("{0}")]
+    Run(String),
+    #[error(transparent)]
+    Store(#[from] mancala_store::StoreError),
     #[error(transparent)]
     Nn(#[from] mancala_nn::NnError),
     #[error(transparent)]
@@ -22,8 +26,9 @@ pub enum TrainError {
     Shard(#[from] mancala_selfplay::ShardError),
 }
 
-/// Wraps an I/O error with the path it concerns.
-pub fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> TrainError {
-    let path = path.into();
-    move |source| TrainError::Io { path, source }
+impl TrainError {
+    /// Whether a role should wait and try again: only a store that is briefly unreachable.
+    pub fn is_transient(&self) -> bool {
+        matches!(self, TrainError::Store(e) if e.is_transient())
+    }
 }

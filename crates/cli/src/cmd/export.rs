@@ -9,13 +9,15 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 use burn::prelude::Device;
 use mancala_nn::{load_model, save_model, ModelMeta, Net};
-use mancala_rules::{parse_rules, AnyGame, Game};
-use mancala_train::RunDir;
+use mancala_rules::{parse_rules, AnyGame};
+use mancala_store::Store;
+use mancala_train::Run;
 
 /// Arguments of `mancala-zero export`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The run directory (checkpoints/NAME), or a model file (.mzm) to convert.
+    /// The run (checkpoints/NAME or a store URL such as s3://BUCKET/RUN), or a model file
+    /// (.mzm) to convert.
     pub run: PathBuf,
     /// Output file (default: RUN/export/GAME-iterN.mzm or .onnx).
     #[arg(long)]
@@ -53,35 +55,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The best model of a run directory, with the Elo of the run's last evaluation.
+/// The best model of a run (a directory or a store URL), with the Elo of the run's newest
+/// evaluation.
 fn from_run(run: &Path) -> anyhow::Result<(ModelMeta, Net, AnyGame, PathBuf)> {
-    let dir = RunDir::new(run);
-    let best = dir.read_best().with_context(|| format!("{} is not a run directory", run.display()))?;
-    let config_text = std::fs::read_to_string(dir.config_path()).with_context(|| format!("reading {}", dir.config_path().display()))?;
-    let config = mancala_train::RunConfig::parse(&config_text)?;
-    let game = parse_rules(&config.game.rules)?;
-    let path = dir.root.join(&best.model);
-    let (mut meta, net) = load_model(&path, Some(&game.rules_string()), None, &Device::flex())?;
-    // The Elo of the last evaluation in the run's metrics (best model against each reference).
-    if let Ok(text) = std::fs::read_to_string(dir.metrics_path()) {
-        for line in text.lines().rev() {
-            let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else { continue };
-            let elos: Vec<(String, f64)> = v
-                .as_object()
-                .into_iter()
-                .flatten()
-                .filter_map(|(k, x)| Some((k.strip_prefix("elo/")?.to_string(), x.as_f64()?)))
-                .collect();
-            if !elos.is_empty() {
-                meta.elo.extend(elos);
-                break;
-            }
-        }
-    }
-    meta.extra.insert("run".into(), run.display().to_string());
-    meta.extra.insert("iteration".into(), best.iteration.to_string());
-    let out = dir.root.join("export").join(format!("{}-iter{:04}.mzm", game.family(), best.iteration));
-    Ok((meta, net, game, out))
+    let url = run.display().to_string();
+    let store = Store::open(&url)?;
+    let opened = Run::open(store).with_context(|| format!("{url} is not a run directory"))?;
+    let best = opened.load_best(&Device::flex())?;
+    let mut meta = best.meta;
+    meta.elo.extend(mancala_train::summarise(&opened)?.elo);
+    meta.extra.insert("run".into(), url);
+    meta.extra.insert("iteration".into(), best.generation.to_string());
+    let game = opened.game;
+    let name = format!("{}-iter{:04}.mzm", game.family(), best.generation);
+    let out = match opened.store.local_dir() {
+        Some(dir) => dir.join("export").join(name),
+        None => PathBuf::from(name),
+    };
+    Ok((meta, best.net, game, out))
 }
 
 /// A model file as it is (for converting it to ONNX).

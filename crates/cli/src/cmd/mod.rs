@@ -6,5 +6,8 @@ pub mod engine;
 pub mod export;
 pub mod plot;
 pub mod play;
+pub mod serve;
 pub mod tablebase;
+pub mod status;
 pub mod train;
+pub mod worker;

@@ -1,12 +1,11 @@
-//! `mancala-zero train`: starts or resumes a self-play training run.
+//! `mancala-zero train`: starts or resumes a run and runs its roles on this machine.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::time::Duration;
 
 use anyhow::{bail, Context};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use mancala_train::{default_run_name, resume, start, Reporter, RunConfig, SHIPPED};
+use mancala_store::Store;
+use mancala_train::{default_run_name, resume, start, Extend, Reporter, RunConfig, TrainOptions, SHIPPED};
 
 /// Arguments of `mancala-zero train`.
 #[derive(clap::Args, Debug)]
@@ -18,72 +17,63 @@ pub struct Args {
     #[arg(long)]
     pub game: Option<String>,
     /// Name of the run directory under --checkpoints (default: GAME-DATE-TIME).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "store")]
     pub run: Option<String>,
-    /// Continue the run in this directory after a crash or kill.
-    #[arg(long, conflicts_with_all = ["config", "game", "run"])]
-    pub resume: Option<PathBuf>,
+    /// Where the run lives instead of --checkpoints/RUN: a directory, s3://BUCKET/PREFIX
+    /// (configured by the AWS_* environment variables) or memory://NAME.
+    #[arg(long)]
+    pub store: Option<String>,
+    /// Continue the run in this directory or store after a crash or kill.
+    #[arg(long, conflicts_with_all = ["config", "game", "run", "store"])]
+    pub resume: Option<String>,
     /// Where runs are written.
     #[arg(long, default_value = "checkpoints")]
     pub checkpoints: PathBuf,
-    /// Override run.iterations.
+    /// Self-play worker threads in this process (default: selfplay.threads); 0 runs only
+    /// the trainer, gatekeeper and evaluator, for remote `mancala-zero worker`s.
+    #[arg(long)]
+    pub workers: Option<usize>,
+    /// Override run.iterations (candidates); on --resume, this many more.
     #[arg(long)]
     pub iterations: Option<u64>,
-    /// Override run.max_minutes.
+    /// Override run.max_minutes; on --resume, this many more minutes.
     #[arg(long)]
     pub minutes: Option<f64>,
-    /// No progress bars.
+    /// TensorBoard event folder (default: RUN/tb for a run in a directory; none otherwise).
+    #[arg(long)]
+    pub tensorboard: Option<PathBuf>,
+    /// Print only the summary.
     #[arg(long)]
     pub quiet: bool,
 }
 
-/// Progress bars on stderr (only on a terminal), summary lines on stdout.
-struct Bars {
-    bar: Mutex<Option<ProgressBar>>,
-    show: bool,
+/// Role lines on stdout.
+struct Lines {
+    quiet: bool,
 }
 
-impl Reporter for Bars {
-    fn phase(&self, name: &str, total: u64) {
-        let mut bar = self.bar.lock().expect("progress bar lock");
-        if let Some(b) = bar.take() {
-            b.finish_and_clear();
-        }
-        if self.show {
-            let b = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-            b.set_style(
-                ProgressStyle::with_template("{msg:32} [{bar:30}] {pos}/{len} {elapsed_precise}")
-                    .expect("valid template")
-                    .progress_chars("=> "),
-            );
-            b.set_message(name.to_string());
-            *bar = Some(b);
-        }
-    }
-
-    fn advance(&self, done: u64) {
-        if let Some(b) = self.bar.lock().expect("progress bar lock").as_ref() {
-            b.set_position(done);
-        }
-    }
-
+impl Reporter for Lines {
     fn line(&self, text: &str) {
-        let bar = self.bar.lock().expect("progress bar lock");
-        match bar.as_ref() {
-            Some(b) => b.suspend(|| println!("{text}")),
-            None => println!("{text}"),
+        if !self.quiet || text.starts_with("warning") {
+            println!("{text}");
         }
     }
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let bars = Bars { bar: Mutex::new(None), show: !args.quiet && std::io::stderr().is_terminal() };
-    if let Some(dir) = &args.resume {
-        if args.iterations.is_some() || args.minutes.is_some() {
-            bail!("--iterations and --minutes cannot change a run being resumed (edit {}/config.toml)", dir.display());
-        }
-        let summary = resume(dir, &bars).with_context(|| format!("resuming {}", dir.display()))?;
-        report(&summary, dir);
+    let lines = Lines { quiet: args.quiet };
+    if let Some(m) = args.minutes
+        && !(m >= 0.0 && m.is_finite())
+    {
+        bail!("--minutes must be 0 (no limit) or more, got {m}");
+    }
+    if let Some(url) = &args.resume {
+        let store = Store::open(url)?;
+        let config = mancala_train::Run::open(store.clone()).with_context(|| format!("resuming {url}"))?.config;
+        let options = options(&args, &store, &config);
+        let extend = Extend { iterations: args.iterations, minutes: args.minutes };
+        let summary = resume(store, extend, &options, &lines).with_context(|| format!("resuming {url}"))?;
+        report(&summary, url);
         return Ok(());
     }
     let (text, source) = match (&args.config, &args.game) {
@@ -106,9 +96,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             config.run.iterations = n;
         }
         if let Some(m) = args.minutes {
-            if m < 0.0 {
-                bail!("--minutes must be 0 (no limit) or more, got {m}");
-            }
             config.run.max_minutes = m;
         }
         format!("# {source}, with command-line overrides\n{}", toml::to_string(&config).context("writing the config")?)
@@ -116,21 +103,37 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         text
     };
     let game = config.game()?;
-    let name = args.run.clone().unwrap_or_else(|| default_run_name(game.family()));
-    let dir = args.checkpoints.join(&name);
-    println!("run {} ({source}): {}", dir.display(), config.game.rules);
-    let summary = start(&text, &dir, &bars).with_context(|| format!("training run {}", dir.display()))?;
-    report(&summary, &dir);
+    let url = match &args.store {
+        Some(url) => url.clone(),
+        None => {
+            let name = args.run.clone().unwrap_or_else(|| default_run_name(game.family()));
+            args.checkpoints.join(name).display().to_string()
+        }
+    };
+    let store = Store::open(&url)?;
+    println!("run {url} ({source}): {}", config.game.rules);
+    let options = options(&args, &store, &config);
+    let summary = start(store, &text, &options, &lines).with_context(|| format!("training run {url}"))?;
+    report(&summary, &url);
     Ok(())
 }
 
-fn report(summary: &mancala_train::Summary, dir: &std::path::Path) {
+fn options(args: &Args, store: &Store, config: &RunConfig) -> TrainOptions {
+    let tensorboard = match &args.tensorboard {
+        Some(dir) => Some(dir.clone()),
+        None if config.logging.tensorboard => store.local_dir().map(|d| d.join("tb")),
+        None => None,
+    };
+    TrainOptions { workers: args.workers.unwrap_or(config.selfplay.threads), tensorboard, poll: Duration::from_millis(500) }
+}
+
+fn report(summary: &mancala_train::Summary, url: &str) {
     println!(
-        "done: {} iterations, best model from iteration {} ({} promotions); run directory {}",
+        "done: {} iterations, best model from iteration {} ({} promotions){}; run {url}",
         summary.iterations,
         summary.best_iteration,
         summary.promotions,
-        dir.display()
+        if summary.finished { "" } else { ", stopped before its limits" },
     );
     for (r, e) in &summary.elo {
         println!("elo vs {r}: {e:+.0}");

@@ -41,7 +41,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut round = 0u64;
     while games < args.games || secs < args.common.seconds.as_secs_f64() {
         let n = config.threads * config.parallel_games;
-        let out = play_games(&game, &config, &search, n, round, |_| NeuralEvaluator::new(&game, net.clone(), Device::flex()).cached(16), &|_| {});
+        let out = play_games(&game, &config, &search, n, round, |_| NeuralEvaluator::new(&game, net.clone(), Device::flex()).cached(16), &|_| {}, &std::sync::atomic::AtomicBool::new(false));
         games += out.games.len();
         moves += out.moves;
         sims += out.simulations;

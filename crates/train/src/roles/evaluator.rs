@@ -1,0 +1,156 @@
+//! The evaluator: plays each new best model (at most one every `evaluation.every`
+//! generations, and the final one) against the fixed references, and the endgame database
+//! when one is configured; records Elo and accuracy in `eval/gen-G.json`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use burn::prelude::Device;
+use mancala_arena::{play_match, write_record, MatchConfig};
+use mancala_mcts::{parse_agent, Agent, Evaluator};
+use mancala_nn::{neural_agent, NeuralEvaluator};
+use mancala_rules::{AnyGame, Game, Line};
+use mancala_tablebase::Tablebase;
+
+use super::Ctl;
+use crate::error::TrainError;
+use crate::layout::{self, BestPointer, EvalRecord};
+use crate::run::{Run, StoredModel};
+
+/// The endgame referee: a database and a fixed sample of its positions.
+pub struct Endgames {
+    pub tablebase: Tablebase,
+    pub sample: Vec<<AnyGame as Game>::Position>,
+}
+
+/// Loads the configured endgame database, if any.
+///
+/// # Errors
+/// [`TrainError::Config`] naming `evaluation.tablebase` when it cannot be read or is for
+/// another game.
+pub fn endgames(run: &Run) -> Result<Option<Endgames>, TrainError> {
+    let e = &run.config.evaluation;
+    if e.tablebase.is_empty() {
+        return Ok(None);
+    }
+    let path = Path::new(&e.tablebase);
+    let tablebase = Tablebase::read(path).map_err(|err| TrainError::Config(format!("evaluation.tablebase = {}: {err}", path.display())))?;
+    tablebase.check_game(&run.game).map_err(|err| TrainError::Config(format!("evaluation.tablebase: {err}")))?;
+    let sample = mancala_tablebase::metric::sample_positions(&run.game, &tablebase, e.tablebase_positions, 0xe4d9);
+    Ok(Some(Endgames { tablebase, sample }))
+}
+
+/// The best model, when it is due for an evaluation: promoted past generation 0, not yet
+/// evaluated, and `evaluation.every` generations past the last one evaluated (or `last`,
+/// the run's end, is set).
+///
+/// # Errors
+/// A store error.
+pub fn due(run: &Run, last: bool) -> Result<Option<BestPointer>, TrainError> {
+    let every = run.config.evaluation.every;
+    let best = run.best()?;
+    if every == 0 || best.generation == 0 {
+        return Ok(None);
+    }
+    let evaluated = run.generations(layout::EVAL)?;
+    if evaluated.contains(&best.generation) {
+        return Ok(None);
+    }
+    let previous = evaluated.last().copied().unwrap_or(0);
+    Ok((last || best.generation >= previous + every).then_some(best))
+}
+
+/// Plays `best` against every reference; returns the record and the games as JSON lines.
+///
+/// # Errors
+/// An arena error.
+pub fn evaluate(run: &Run, best: &StoredModel, endgames: Option<&Endgames>, device: &Device) -> Result<(EvalRecord, Vec<u8>), TrainError> {
+    let e = &run.config.evaluation;
+    let search = run.config.search_config(e.simulations);
+    let (game, dev, net) = (run.game.clone(), device.clone(), best.net.clone());
+    let factory = move |spec: &str, seed: u64| -> Result<Box<dyn Agent<AnyGame>>, String> {
+        if spec == "net" {
+            Ok(Box::new(neural_agent(&game, net.clone(), dev.clone(), search.clone(), seed, "net".into())))
+        } else {
+            parse_agent(&game, spec, seed).map_err(|e| e.to_string())
+        }
+    };
+    let mut games = Vec::new();
+    let mut elo = BTreeMap::new();
+    let mut scalars = BTreeMap::new();
+    for (k, reference) in e.references.iter().enumerate() {
+        let config = MatchConfig {
+            games: e.games,
+            opening_plies: e.opening_plies,
+            seed: run.config.run.seed ^ (1000 + k as u64),
+            threads: Some(e.threads),
+            ..MatchConfig::default()
+        };
+        let result = play_match(&run.game, "net", reference, &factory, &config, &mut |record| {
+            write_record(&mut games, record).map_err(std::io::Error::other)
+        })?;
+        let (d, lo, hi) = result.elo();
+        scalars.insert(format!("elo/{reference}"), d);
+        scalars.insert(format!("elo_low/{reference}"), lo);
+        scalars.insert(format!("elo_high/{reference}"), hi);
+        scalars.insert(format!("score/{reference}"), result.score());
+        elo.insert(reference.clone(), d);
+    }
+    if let Some(eg) = endgames {
+        let mut value_net = NeuralEvaluator::new(&run.game, best.net.clone(), device.clone());
+        let mut agent = neural_agent(
+            &run.game,
+            best.net.clone(),
+            device.clone(),
+            run.config.search_config(run.config.gating.simulations),
+            run.config.run.seed,
+            "net".into(),
+        );
+        let a = run.game.action_space();
+        let (mut policy, mut value) = (vec![0.0; a], [0.0f32]);
+        let acc = mancala_tablebase::metric::endgame_accuracy(&run.game, &eg.tablebase, &eg.sample, |pos| {
+            value_net.evaluate(&run.game, std::slice::from_ref(pos), &mut policy, &mut value);
+            let line = Line::from_position(run.game.clone(), *pos);
+            (value[0], agent.choose(&line))
+        });
+        scalars.insert("endgame/value_sign".into(), acc.value_sign);
+        scalars.insert("endgame/best_move".into(), acc.best_move);
+        scalars.insert("endgame/positions".into(), acc.positions as f64);
+    }
+    let record = EvalRecord { generation: best.generation, elo, scalars, published: layout::now() };
+    Ok((record, games))
+}
+
+/// The evaluator's loop: evaluate the best model when it is due; when draining, evaluate the
+/// final best and stop.
+///
+/// # Errors
+/// A store error a retry cannot mend, a bad database, or an arena error.
+pub fn run_evaluator(run: &Run, ctl: &Ctl) -> Result<(), TrainError> {
+    let device = mancala_nn::inference_device(&run.config.network.device)?;
+    let endgames = endgames(run)?;
+    loop {
+        if ctl.stopped() {
+            return Ok(());
+        }
+        let draining = ctl.draining();
+        let Some(best) = ctl.retry("evaluator", || due(run, draining))? else {
+            if draining {
+                return Ok(());
+            }
+            ctl.idle();
+            continue;
+        };
+        let model = ctl.retry("evaluator", || run.load_model(best.generation, &best.model, &best.checksum, &device))?;
+        let (record, games) = evaluate(run, &model, endgames.as_ref(), &device)?;
+        if ctl.stopped() {
+            return Ok(());
+        }
+        ctl.retry("evaluator", || {
+            run.store.create(&layout::eval_games_key(record.generation), &games)?;
+            run.create_json(&layout::eval_key(record.generation), &record)
+        })?;
+        let elo: Vec<String> = record.elo.iter().map(|(r, e)| format!("{r} {e:+.0}")).collect();
+        ctl.reporter.line(&format!("elo     {:>4} | {}", record.generation, elo.join(" | ")));
+    }
+}

@@ -1,0 +1,342 @@
+//! The trainer: ingests shards as they arrive into the replay window, trains at a fixed
+//! ratio of samples trained to samples generated (`training.samples_per_row`, KataGo's cap
+//! on training per new data: a slow fleet does not overfit, a fast one does not waste games),
+//! and publishes a candidate after each `selfplay.games_per_iteration` new games.
+//!
+//! Its state is the newest candidate record: the model and optimiser it names and the list
+//! of shards ingested. A restart loads them and rebuilds the window from those shards, so a
+//! shard ingested after the last candidate is ingested again, and counted once.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+use std::time::Instant;
+
+use mancala_nn::{model_bytes, Batch, Learner, ModelMeta};
+use mancala_rules::Game;
+use mancala_selfplay::{parse_shard, ReplayWindow, Row};
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+
+use super::Ctl;
+use crate::error::TrainError;
+use crate::layout::{self, Candidate};
+use crate::run::Run;
+
+/// Everything the trainer holds between candidates.
+pub struct TrainerState {
+    /// The last published candidate (the restart point).
+    pub last: Candidate,
+    pub learner: Learner,
+    pub window: ReplayWindow,
+    /// Shards ingested, in order, and the same as a set.
+    pub ingested: Vec<String>,
+    seen: HashSet<String>,
+    pub skipped: Vec<String>,
+    pub rows_ingested: u64,
+    pub games_ingested: u64,
+    /// Rows and games ingested since the last candidate.
+    pub pending_rows: u64,
+    pub pending_games: u64,
+    rng: SmallRng,
+    session_start: Instant,
+}
+
+impl TrainerState {
+    /// Trainer wall time over all sessions.
+    pub fn elapsed_seconds(&self) -> f64 {
+        self.last.elapsed_seconds + self.session_start.elapsed().as_secs_f64()
+    }
+
+    pub fn generation(&self) -> u64 {
+        self.last.generation
+    }
+}
+
+/// What one ingest pass found.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Ingested {
+    pub shards: usize,
+    pub rows: usize,
+    pub games: usize,
+    /// Shards that could not be used, with the reason.
+    pub skipped: Vec<(String, String)>,
+}
+
+/// Loads the newest candidate's model and optimiser and rebuilds the window from its shards.
+///
+/// # Errors
+/// A store error, or a model or optimiser object that does not match its record.
+pub fn restore(run: &Run, ctl: &Ctl) -> Result<TrainerState, TrainError> {
+    let last = run.newest_candidate()?;
+    let config = &run.config;
+    let net_config = config.net_config(&run.game);
+    let plain = mancala_nn::inference_device(&config.network.device)?;
+    let stored = run.load_model(last.generation, &last.model, &last.checksum, &plain)?;
+    if stored.meta.net != net_config {
+        return Err(TrainError::Corrupt { object: run.store.describe(&last.model), reason: "its network is not the config's".into() });
+    }
+    let device = mancala_nn::training_device(&config.network.device)?;
+    let mut learner = Learner::from_model(net_config, config.optim_config(), device, stored.net, last.step);
+    if !last.optim.is_empty() {
+        let bytes = run.store.get(&last.optim)?;
+        if !last.optim.contains(&layout::checksum(&bytes)) {
+            return Err(TrainError::Corrupt { object: run.store.describe(&last.optim), reason: "checksum does not match its name".into() });
+        }
+        learner.load_optimizer_bytes(bytes)?;
+    }
+    let mut window = ReplayWindow::new(config.window_size(last.generation));
+    // Newest shards first until the window is full; then added oldest first.
+    let mut loaded: Vec<Vec<Row>> = Vec::new();
+    let mut rows = 0;
+    for key in last.ingested.iter().rev() {
+        if rows >= window.capacity() {
+            break;
+        }
+        match read_shard(run, key) {
+            Ok((r, _)) => {
+                rows += r.len();
+                loaded.push(r);
+            }
+            Err(e) => ctl.reporter.line(&format!("warning: trainer: skipping shard: {e}")),
+        }
+    }
+    for r in loaded.into_iter().rev() {
+        window.extend(r);
+    }
+    let rng = SmallRng::seed_from_u64(config.run.seed ^ last.generation.wrapping_mul(0x51_7cc1_b727_220a));
+    Ok(TrainerState {
+        seen: last.ingested.iter().chain(&last.skipped).cloned().collect(),
+        ingested: last.ingested.clone(),
+        skipped: last.skipped.clone(),
+        rows_ingested: last.rows_ingested,
+        games_ingested: last.games_ingested,
+        pending_rows: 0,
+        pending_games: 0,
+        last,
+        learner,
+        window,
+        rng,
+        session_start: Instant::now(),
+    })
+}
+
+fn read_shard(run: &Run, key: &str) -> Result<(Vec<Row>, usize), TrainError> {
+    let bytes = run.store.get(key)?;
+    let (header, rows) = parse_shard(Path::new(&run.store.describe(key)), &bytes, Some(&run.game.rules_string()))?;
+    Ok((rows, header.games))
+}
+
+/// Adds every shard not seen before to the window, each exactly once; a shard that cannot
+/// be read for good (corrupt, truncated, another game) is skipped with a warning and never
+/// looked at again.
+///
+/// # Errors
+/// A store error while listing or reading (a retry may mend it; nothing is counted).
+pub fn ingest(run: &Run, state: &mut TrainerState) -> Result<Ingested, TrainError> {
+    let mut found = Ingested::default();
+    for entry in run.store.list(layout::SHARDS)? {
+        if state.seen.contains(&entry.key) || layout::shard_of(&entry.key).is_none() {
+            continue;
+        }
+        match read_shard(run, &entry.key) {
+            Ok((rows, games)) => {
+                found.shards += 1;
+                found.rows += rows.len();
+                found.games += games;
+                state.window.extend(rows);
+                state.ingested.push(entry.key.clone());
+            }
+            Err(e @ TrainError::Store(_)) => return Err(e),
+            Err(e) => {
+                state.skipped.push(entry.key.clone());
+                found.skipped.push((entry.key.clone(), e.to_string()));
+            }
+        }
+        state.seen.insert(entry.key);
+    }
+    state.rows_ingested += found.rows as u64;
+    state.games_ingested += found.games as u64;
+    state.pending_rows += found.rows as u64;
+    state.pending_games += found.games as u64;
+    Ok(found)
+}
+
+/// Whether enough new games arrived for the next candidate.
+pub fn ready(run: &Run, state: &TrainerState) -> bool {
+    state.pending_games >= run.config.selfplay.games_per_iteration as u64
+}
+
+/// Training steps for `new_rows` new rows: each is sampled about `samples_per_row` times,
+/// within `[min_steps, max_steps]`.
+pub fn steps_for(run: &Run, new_rows: u64) -> u64 {
+    let t = &run.config.training;
+    ((new_rows as f64 * t.samples_per_row / t.batch_size as f64).ceil() as u64).clamp(t.min_steps, t.max_steps)
+}
+
+/// Takes `steps` training steps on the window; `None` when stopped before the end (the
+/// steps taken are dropped with the process, the restart point is the last candidate).
+///
+/// # Errors
+/// [`TrainError::Run`] for an empty window or a loss that is not finite.
+pub fn train(run: &Run, state: &mut TrainerState, steps: u64, ctl: &Ctl) -> Result<Option<BTreeMap<String, f64>>, TrainError> {
+    let t = &run.config.training;
+    if state.window.is_empty() {
+        return Err(TrainError::Run("trainer: the replay window is empty; no shard could be read".into()));
+    }
+    let start = Instant::now();
+    let mut batch = Batch::default();
+    let mut sums = [0.0f64; 6];
+    let mut lr = 0.0;
+    for _ in 0..steps {
+        if ctl.stopped() {
+            return Ok(None);
+        }
+        state.window.sample(t.batch_size, &mut state.rng, &mut batch);
+        let l = state.learner.train_step(&batch);
+        if !l.total.is_finite() {
+            return Err(TrainError::Run(format!(
+                "trainer: the loss is {} at step {}; lower training.learning_rate",
+                l.total,
+                state.learner.step()
+            )));
+        }
+        for (acc, v) in sums.iter_mut().zip([l.policy, l.value, l.margin, l.total, l.policy_entropy, l.value_accuracy]) {
+            *acc += f64::from(v);
+        }
+        lr = l.learning_rate;
+    }
+    let n = steps.max(1) as f64;
+    let mut s = BTreeMap::new();
+    for (k, name) in ["policy", "value", "margin", "total"].iter().enumerate() {
+        s.insert(format!("loss/{name}"), sums[k] / n);
+    }
+    s.insert("train/policy_entropy".into(), sums[4] / n);
+    s.insert("train/value_accuracy".into(), sums[5] / n);
+    s.insert("train/learning_rate".into(), lr);
+    s.insert("train/steps".into(), steps as f64);
+    s.insert("train/steps_per_s".into(), steps as f64 / start.elapsed().as_secs_f64().max(1e-9));
+    Ok(Some(s))
+}
+
+/// Publishes the learner as the next candidate: the model and optimiser objects (named by
+/// their checksums), then the candidate record that makes them visible.
+///
+/// # Errors
+/// A store or serialisation error.
+pub fn publish(run: &Run, state: &mut TrainerState, mut scalars: BTreeMap<String, f64>) -> Result<Candidate, TrainError> {
+    let generation = state.last.generation + 1;
+    let device = mancala_nn::inference_device(&run.config.network.device)?;
+    let net = state.learner.inference_model(&device);
+    let mut meta = ModelMeta::new(run.game.rules_string(), state.learner.net_config.clone(), state.learner.step());
+    meta.extra.insert("iteration".into(), generation.to_string());
+    let bytes = model_bytes(&meta, &net)?;
+    let checksum = layout::checksum(&bytes);
+    let model = layout::model_key(generation, &checksum);
+    run.store.create(&model, &bytes)?;
+    let optim_bytes = state.learner.optimizer_bytes()?;
+    let optim = layout::optim_key(generation, &layout::checksum(&optim_bytes));
+    run.store.create(&optim, &optim_bytes)?;
+    scalars.insert("replay/window_rows".into(), state.window.len() as f64);
+    scalars.insert("replay/rows_ingested".into(), state.rows_ingested as f64);
+    scalars.insert("replay/games_ingested".into(), state.games_ingested as f64);
+    scalars.insert("replay/shards_ingested".into(), state.ingested.len() as f64);
+    scalars.insert("selfplay/rows".into(), state.pending_rows as f64);
+    let candidate = Candidate {
+        generation,
+        model,
+        checksum,
+        optim,
+        step: state.learner.step(),
+        elapsed_seconds: state.elapsed_seconds(),
+        ingested: state.ingested.clone(),
+        skipped: state.skipped.clone(),
+        rows_ingested: state.rows_ingested,
+        games_ingested: state.games_ingested,
+        published: layout::now(),
+        scalars,
+    };
+    run.create_json(&layout::candidate_key(generation), &candidate)?;
+    state.last = candidate.clone();
+    state.last.elapsed_seconds = candidate.elapsed_seconds - state.session_start.elapsed().as_secs_f64();
+    state.pending_rows = 0;
+    state.pending_games = 0;
+    state.window.set_capacity(run.config.window_size(generation));
+    Ok(candidate)
+}
+
+/// The self-play rates of the workers heard from in the last minute, summed
+/// (`selfplay/games_per_s`, `selfplay/positions_per_s`, `selfplay/workers`).
+///
+/// # Errors
+/// A store error.
+pub fn fleet_rates(run: &Run) -> Result<BTreeMap<String, f64>, TrainError> {
+    let now = layout::now();
+    let (mut workers, mut games, mut positions) = (0.0, 0.0, 0.0);
+    for e in run.store.list(layout::WORKERS)? {
+        let Ok(beat) = run.read::<layout::WorkerBeat>(&e.key) else { continue };
+        if now - beat.time <= 60.0 {
+            workers += 1.0;
+            games += beat.games_per_s;
+            positions += beat.positions_per_s;
+        }
+    }
+    Ok(BTreeMap::from([
+        ("selfplay/workers".to_string(), workers),
+        ("selfplay/games_per_s".to_string(), games),
+        ("selfplay/positions_per_s".to_string(), positions),
+    ]))
+}
+
+/// Why the trainer stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TrainerEnd {
+    /// The run's limit (candidates or minutes) is reached.
+    Done,
+    /// It was told to stop.
+    Stopped,
+}
+
+/// The trainer's loop: ingest, train when a generation's games are in, publish; until the
+/// run's limits (read from `run.json`, so a resume can extend them) are reached.
+///
+/// # Errors
+/// A store error a retry cannot mend, an empty window or a non-finite loss.
+pub fn run_trainer(run: &Run, ctl: &Ctl) -> Result<TrainerEnd, TrainError> {
+    let mut state = ctl.retry("trainer", || restore(run, ctl))?;
+    loop {
+        if ctl.stopped() {
+            return Ok(TrainerEnd::Stopped);
+        }
+        let info = ctl.retry("trainer", || run.info())?;
+        let budget = info.max_minutes * 60.0;
+        if state.generation() >= info.iterations || (budget > 0.0 && state.elapsed_seconds() >= budget) {
+            return Ok(TrainerEnd::Done);
+        }
+        let found = ctl.retry("trainer", || ingest(run, &mut state))?;
+        for (key, why) in &found.skipped {
+            ctl.reporter.line(&format!("warning: trainer: skipping shard {}: {why}", run.store.describe(key)));
+        }
+        if !ready(run, &state) {
+            ctl.idle();
+            continue;
+        }
+        let steps = steps_for(run, state.pending_rows);
+        let Some(mut scalars) = train(run, &mut state, steps, ctl)? else { return Ok(TrainerEnd::Stopped) };
+        scalars.extend(ctl.retry("trainer", || fleet_rates(run))?);
+        let c = ctl.retry("trainer", || publish(run, &mut state, scalars.clone()))?;
+        let get = |k: &str| c.scalars.get(k).copied().unwrap_or(f64::NAN);
+        ctl.reporter.line(&format!(
+            "candidate {:>4} | step {:>6} | window {:>6} rows | {} shards, {} games | loss p {:.3} v {:.3} m {:.3} | vacc {:.2} | {:.1} min",
+            c.generation,
+            c.step,
+            state.window.len(),
+            c.ingested.len(),
+            c.games_ingested,
+            get("loss/policy"),
+            get("loss/value"),
+            get("loss/margin"),
+            get("train/value_accuracy"),
+            c.elapsed_seconds / 60.0,
+        ));
+    }
+}

@@ -1,0 +1,177 @@
+//! A run in its store: creating one, opening one, and reading and writing its records with
+//! errors that name the object.
+
+use burn::prelude::Device;
+use mancala_nn::{model_bytes, model_from_bytes, Learner, ModelMeta, Net};
+use mancala_rules::{AnyGame, Game};
+use mancala_store::{Created, Store};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::config::RunConfig;
+use crate::error::TrainError;
+use crate::layout::{self, BestPointer, Candidate, RunInfo, STORE_FORMAT};
+
+/// An open run: its store, config and game.
+#[derive(Clone, Debug)]
+pub struct Run {
+    pub store: Store,
+    pub config: RunConfig,
+    pub game: AnyGame,
+}
+
+/// A model read from the store and checked against its checksum.
+#[derive(Clone, Debug)]
+pub struct StoredModel {
+    pub generation: u64,
+    pub key: String,
+    pub meta: ModelMeta,
+    pub net: Net,
+}
+
+impl Run {
+    /// Creates a run in an empty store: the config, the initial network as generation 0 (its
+    /// candidate record and the best pointer), and `run.json` last. A store that already
+    /// holds a run is refused; one where a creation was killed before `run.json` is created
+    /// again (generation 0 depends only on the seed, so its objects come out the same).
+    ///
+    /// # Errors
+    /// A bad config, an existing run, or a store error.
+    pub fn create(store: Store, config_text: &str) -> Result<Run, TrainError> {
+        let config = RunConfig::parse(config_text)?;
+        if store.exists(layout::RUN)? {
+            return Err(TrainError::RunExists { url: store.url().to_string() });
+        }
+        if store.exists("state.json")? {
+            return Err(old_layout(&store));
+        }
+        let game = config.game()?;
+        store.put(layout::CONFIG, config_text.as_bytes())?;
+        let device = mancala_nn::training_device(&config.network.device)?;
+        let learner = Learner::new(config.net_config(&game), config.optim_config(), device, config.run.seed);
+        let meta = ModelMeta::new(game.rules_string(), config.net_config(&game), 0);
+        let bytes = model_bytes(&meta, learner.model())?;
+        let checksum = layout::checksum(&bytes);
+        let model = layout::model_key(0, &checksum);
+        store.create(&model, &bytes)?;
+        let candidate = Candidate { model: model.clone(), checksum: checksum.clone(), published: layout::now(), ..Candidate::default() };
+        store.put(&layout::candidate_key(0), &json(&candidate))?;
+        store.put(layout::BEST, &json(&BestPointer { generation: 0, model, checksum }))?;
+        let info = RunInfo {
+            format: STORE_FORMAT,
+            rules: game.rules_string(),
+            iterations: config.run.iterations,
+            max_minutes: config.run.max_minutes,
+            finished: false,
+        };
+        if store.create(layout::RUN, &json(&info))? == Created::Existed {
+            return Err(TrainError::RunExists { url: store.url().to_string() });
+        }
+        Ok(Run { store, config, game })
+    }
+
+    /// Opens the run in a store.
+    ///
+    /// # Errors
+    /// No run there, a run of another store format, a bad config, or a store error (an
+    /// unreachable service, a missing bucket, wrong credentials), each naming the object.
+    pub fn open(store: Store) -> Result<Run, TrainError> {
+        let info = match store.get_opt(layout::RUN)? {
+            Some(bytes) => parse_json::<RunInfo>(&store, layout::RUN, &bytes)?,
+            None if store.exists("state.json")? => return Err(old_layout(&store)),
+            None => {
+                return Err(TrainError::NoRun { url: store.url().to_string() });
+            }
+        };
+        if info.format != STORE_FORMAT {
+            return Err(TrainError::Format { object: store.describe(layout::RUN), found: info.format, expected: STORE_FORMAT });
+        }
+        let text = String::from_utf8(store.get(layout::CONFIG)?)
+            .map_err(|_| TrainError::Corrupt { object: store.describe(layout::CONFIG), reason: "not UTF-8 text".into() })?;
+        let config = RunConfig::parse(&text).map_err(|e| TrainError::Corrupt { object: store.describe(layout::CONFIG), reason: e.to_string() })?;
+        let game = config.game()?;
+        if game.rules_string() != info.rules {
+            return Err(TrainError::Corrupt {
+                object: store.describe(layout::CONFIG),
+                reason: format!("plays '{}' but run.json says '{}'", game.rules_string(), info.rules),
+            });
+        }
+        Ok(Run { store, config, game })
+    }
+
+    pub fn info(&self) -> Result<RunInfo, TrainError> {
+        self.read(layout::RUN)
+    }
+
+    pub fn write_info(&self, info: &RunInfo) -> Result<(), TrainError> {
+        Ok(self.store.put(layout::RUN, &json(info))?)
+    }
+
+    pub fn best(&self) -> Result<BestPointer, TrainError> {
+        self.read(layout::BEST)
+    }
+
+    /// Reads and parses a JSON record.
+    ///
+    /// # Errors
+    /// A store error or [`TrainError::Corrupt`] naming the object.
+    pub fn read<T: DeserializeOwned>(&self, key: &str) -> Result<T, TrainError> {
+        let bytes = self.store.get(key)?;
+        parse_json(&self.store, key, &bytes)
+    }
+
+    /// Creates an immutable JSON record; an existing one is kept (a retried write).
+    pub fn create_json<T: Serialize>(&self, key: &str, value: &T) -> Result<Created, TrainError> {
+        Ok(self.store.create(key, &json(value))?)
+    }
+
+    /// Generations that have a `gen-G.json` record in `folder`, ascending.
+    pub fn generations(&self, folder: &str) -> Result<Vec<u64>, TrainError> {
+        let mut gens: Vec<u64> = self.store.list(folder)?.iter().filter_map(|e| layout::generation_of(&e.key)).collect();
+        gens.sort_unstable();
+        Ok(gens)
+    }
+
+    /// The newest published candidate record.
+    pub fn newest_candidate(&self) -> Result<Candidate, TrainError> {
+        let newest = self.generations(layout::CANDIDATES)?.last().copied().unwrap_or(0);
+        self.read(&layout::candidate_key(newest))
+    }
+
+    /// Reads a model object, checks it against `checksum`, and builds it on `device`.
+    ///
+    /// # Errors
+    /// [`TrainError::Corrupt`] on a checksum mismatch, or the model file's own errors
+    /// (truncated, another format, another game), each naming the object.
+    pub fn load_model(&self, generation: u64, key: &str, checksum: &str, device: &Device) -> Result<StoredModel, TrainError> {
+        let bytes = self.store.get(key)?;
+        let found = layout::checksum(&bytes);
+        if found != checksum {
+            return Err(TrainError::Corrupt {
+                object: self.store.describe(key),
+                reason: format!("checksum {found}, the record says {checksum}"),
+            });
+        }
+        let name = std::path::PathBuf::from(self.store.describe(key));
+        let (meta, net) = model_from_bytes(&name, &bytes, Some(&self.game.rules_string()), device)?;
+        Ok(StoredModel { generation, key: key.to_string(), meta, net })
+    }
+
+    /// Loads the model the best pointer names.
+    pub fn load_best(&self, device: &Device) -> Result<StoredModel, TrainError> {
+        let best = self.best()?;
+        self.load_model(best.generation, &best.model, &best.checksum, device)
+    }
+}
+
+fn old_layout(store: &Store) -> TrainError {
+    TrainError::Format { object: store.describe("state.json"), found: 1, expected: STORE_FORMAT }
+}
+
+pub(crate) fn json<T: Serialize>(value: &T) -> Vec<u8> {
+    serde_json::to_vec_pretty(value).expect("records serialise")
+}
+
+fn parse_json<T: DeserializeOwned>(store: &Store, key: &str, bytes: &[u8]) -> Result<T, TrainError> {
+    serde_json::from_slice(bytes).map_err(|e| TrainError::Corrupt { object: store.describe(key), reason: e.to_string() })
+}
