@@ -29,12 +29,12 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, SystemTime};
 
 use futures_util::TryStreamExt;
-use object_store::aws::AmazonS3Builder;
+use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
 use object_store::local::LocalFileSystem;
 use object_store::memory::InMemory;
 use object_store::path::Path as ObjectPath;
 use object_store::prefix::PrefixStore;
-use object_store::{ClientOptions, ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, RetryConfig};
+use object_store::{ClientConfigKey, ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, RetryConfig};
 
 pub use error::StoreError;
 
@@ -111,12 +111,14 @@ impl Store {
             // Few, quick retries inside a request: a role retries whole steps itself, and an
             // unreachable endpoint should be reported in seconds, not minutes.
             let retry = RetryConfig { max_retries: 2, retry_timeout: Duration::from_secs(20), ..RetryConfig::default() };
-            let options = ClientOptions::new().with_connect_timeout(Duration::from_secs(5)).with_timeout(Duration::from_secs(60));
             install_crypto();
+            // Timeouts as config keys: replacing the client options would drop what
+            // from_env read into them (AWS_ALLOW_HTTP among others).
             let s3 = AmazonS3Builder::from_env()
                 .with_bucket_name(bucket)
                 .with_retry(retry)
-                .with_client_options(options)
+                .with_config(AmazonS3ConfigKey::Client(ClientConfigKey::ConnectTimeout), "5 seconds")
+                .with_config(AmazonS3ConfigKey::Client(ClientConfigKey::Timeout), "60 seconds")
                 .build()
                 .map_err(|e| bad(format!("{e} (set AWS_ENDPOINT, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)")))?;
             let backend: Arc<dyn ObjectStore> = match prefix.trim_matches('/') {
