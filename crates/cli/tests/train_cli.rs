@@ -1,9 +1,16 @@
-//! `mancala-zero train` end to end with configs/tiny.toml: two iterations, then a run killed
-//! after its first checkpoint that resumes and finishes with its files intact.
+//! `mancala-zero train` end to end with configs/tiny.toml: a run in a directory with every
+//! object of its layout, a corrupt shard skipped by name, export of the best model, and a
+//! run killed at many random moments that resumes every time and ends consistent.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+use burn::prelude::Device;
+use mancala_store::Store;
+use mancala_train::layout::{self, Candidate, Decision, GatingRecord};
+use mancala_train::Run;
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_mancala-zero"))
@@ -13,10 +20,8 @@ fn tiny() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny.toml")
 }
 
-fn state_iteration(run: &Path) -> Option<u64> {
-    let text = std::fs::read_to_string(run.join("state.json")).ok()?;
-    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
-    v["iteration"].as_u64()
+fn files_under(dir: &Path, sub: &str) -> usize {
+    std::fs::read_dir(dir.join(sub)).map(|d| d.count()).unwrap_or(0)
 }
 
 #[test]
@@ -31,36 +36,39 @@ fn two_iterations_end_to_end() {
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains("iter    2"), "{stdout}");
+    assert!(stdout.contains("candidate    2"), "{stdout}");
     assert!(stdout.contains("done: 2 iterations"), "{stdout}");
     let run = dir.path().join("t");
-    for f in ["config.toml", "state.json", "best.json", "metrics.jsonl", "models/iter-0000.mzm", "models/iter-0002.mzm", "shards/iter-0001.shard", "shards/iter-0002.shard", "arena/gating-0002.jsonl", "arena/eval-0002.jsonl"] {
+    for f in ["config.toml", "run.json", "best.json", "metrics.jsonl", "candidates/gen-000000.json", "candidates/gen-000002.json", "gating/gen-000002.json", "gating/gen-000002.jsonl", "workers/local-1.json"] {
         assert!(run.join(f).is_file(), "missing {f}");
     }
-    assert!(std::fs::read_dir(run.join("tb")).unwrap().count() >= 1, "no TensorBoard event file");
+    assert!(run.join("shards/local-1/00000001.shard").is_file());
+    assert!(files_under(&run, "models") >= 3 && files_under(&run, "optim") >= 2);
+    assert!(files_under(&run, "tb") >= 1, "no TensorBoard event file");
     let metrics = std::fs::read_to_string(run.join("metrics.jsonl")).unwrap();
     let lines: Vec<serde_json::Value> = metrics.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert_eq!(lines.len(), 2);
-    for key in ["loss/policy", "loss/value", "loss/margin", "train/policy_entropy", "train/value_accuracy", "train/learning_rate", "selfplay/games_per_s", "selfplay/positions_per_s", "selfplay/simulations_per_s", "gating/score", "gating/promotions"] {
-        assert!(lines[1][key].is_number(), "metrics lack {key}");
+    let candidates: Vec<&serde_json::Value> = lines.iter().filter(|l| l["record"] == "candidate").collect();
+    assert_eq!(candidates.len(), 2);
+    for key in ["loss/policy", "loss/value", "loss/margin", "train/policy_entropy", "train/value_accuracy", "train/learning_rate", "selfplay/games_per_s", "selfplay/positions_per_s", "replay/window_rows"] {
+        assert!(candidates[1][key].is_number(), "metrics lack {key}");
     }
-    assert!(lines[1]["elo/random"].is_number() && lines[1]["elo/greedy"].is_number());
+    assert!(lines.iter().any(|l| l["record"] == "gating" && l["gating/score"].is_number()));
+    assert!(lines.iter().any(|l| l["elo/random"].is_number() && l["elo/greedy"].is_number()), "{metrics}");
 
     // An existing run is never overwritten silently.
     let again = bin().args(["train", "--config"]).arg(tiny()).args(["--run", "t", "--checkpoints"]).arg(dir.path()).output().unwrap();
     assert!(!again.status.success());
     assert!(String::from_utf8_lossy(&again.stderr).contains("--resume"));
 
-    // A truncated shard is skipped with a warning naming it; training goes on.
-    let shard = run.join("shards/iter-0001.shard");
-    let bytes = std::fs::read(&shard).unwrap();
-    std::fs::write(&shard, &bytes[..bytes.len() / 2]).unwrap();
-    let config = std::fs::read_to_string(run.join("config.toml")).unwrap().replace("iterations = 2", "iterations = 3");
-    std::fs::write(run.join("config.toml"), config).unwrap();
-    let out = bin().args(["train", "--resume"]).arg(&run).output().unwrap();
+    // A corrupt shard from some worker is skipped with a warning naming it; training goes
+    // on, and --iterations on resume extends the run.
+    let good = std::fs::read(run.join("shards/local-1/00000001.shard")).unwrap();
+    std::fs::create_dir_all(run.join("shards/broken")).unwrap();
+    std::fs::write(run.join("shards/broken/00000001.shard"), &good[..good.len() / 2]).unwrap();
+    let out = bin().args(["train", "--iterations", "1", "--resume"]).arg(&run).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains("warning: skipping shard") && stdout.contains("iter-0001.shard"), "{stdout}");
+    assert!(stdout.contains("warning: trainer: skipping shard") && stdout.contains("broken/00000001.shard") && stdout.contains("truncated"), "{stdout}");
     assert!(stdout.contains("done: 3 iterations"), "{stdout}");
 
     export_gives_the_best_model(&run, dir.path());
@@ -84,7 +92,7 @@ fn export_gives_the_best_model(run: &Path, scratch: &Path) {
     let (best_meta, best_net) = mancala_nn::load_model(&run.join(best["model"].as_str().unwrap()), None, None, &dev).unwrap();
     let (meta, net) = mancala_nn::load_model(&exported, Some(&best_meta.rules), Some(&best_meta.net), &dev).unwrap();
     assert_eq!(meta.step, best_meta.step);
-    assert_eq!(meta.extra["iteration"], best["iteration"].as_u64().unwrap().to_string());
+    assert_eq!(meta.extra["iteration"], best["generation"].as_u64().unwrap().to_string());
     assert!(meta.elo.contains_key("random") && meta.elo.contains_key("greedy"), "{:?}", meta.elo);
 
     let game = mancala_rules::parse_rules(&meta.rules).unwrap();
@@ -129,54 +137,137 @@ fn export_gives_the_best_model(run: &Path, scratch: &Path) {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("is not a run directory"));
 }
 
+/// What the run was doing when it was killed, read from its records.
+fn stage_at_kill(run: &Run) -> &'static str {
+    let (Ok(c), Ok(g), Ok(e)) = (run.generations(layout::CANDIDATES), run.generations(layout::GATING), run.generations(layout::EVAL)) else {
+        return "starting";
+    };
+    let newest = c.last().copied().unwrap_or(0);
+    let best = run.best().map(|b| b.generation).unwrap_or(0);
+    if newest == 0 {
+        "self-play before the first candidate"
+    } else if !g.contains(&newest) {
+        "gating"
+    } else if best > 0 && !e.contains(&best) {
+        "evaluation right after a promotion"
+    } else {
+        "self-play and training"
+    }
+}
+
+/// Checks what must hold in a run at any moment: every candidate's model matches its
+/// checksum, the pointer names the newest promotion and its model loads, no shard is
+/// ingested twice, and the metrics view has one line per record.
+fn consistent(run: &Run) -> u64 {
+    let dev = Device::flex();
+    let gens = run.generations(layout::CANDIDATES).unwrap();
+    for g in &gens {
+        let c: Candidate = run.read(&layout::candidate_key(*g)).unwrap();
+        run.load_model(*g, &c.model, &c.checksum, &dev).unwrap();
+        assert_eq!(c.ingested.iter().collect::<HashSet<_>>().len(), c.ingested.len(), "candidate {g} ingested a shard twice");
+    }
+    let mut promoted = 0;
+    for g in run.generations(layout::GATING).unwrap() {
+        if run.read::<GatingRecord>(&layout::gating_key(g)).unwrap().decision == Decision::Promoted {
+            promoted = g;
+        }
+    }
+    let best = run.best().unwrap();
+    // The pointer is written after the decision: a kill between them leaves it one
+    // promotion behind, which the gatekeeper's restart mends.
+    assert!(best.generation <= promoted);
+    run.load_best(&dev).unwrap();
+    if let Some(bytes) = run.store.get_opt(layout::METRICS).unwrap() {
+        let text = String::from_utf8(bytes).unwrap();
+        let keys: Vec<String> = text
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .map(|v| format!("{}/{}", v["record"], v["iteration"]))
+            .collect();
+        assert_eq!(keys.iter().collect::<HashSet<_>>().len(), keys.len(), "a metrics line twice: {text}");
+    }
+    *gens.last().unwrap()
+}
+
 #[test]
-fn a_killed_run_resumes_and_finishes() {
+fn a_run_killed_at_random_moments_resumes_every_time() {
     let dir = tempfile::tempdir().unwrap();
-    let run = dir.path().join("k");
-    // Enough iterations that the kill lands while the run is still going.
-    let mut child = bin()
-        .args(["train", "--config"])
-        .arg(tiny())
-        .args(["--run", "k", "--iterations", "40", "--quiet", "--checkpoints"])
-        .arg(dir.path())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while state_iteration(&run).unwrap_or(0) < 1 {
-        assert!(Instant::now() < deadline, "no checkpoint within two minutes");
-        assert!(child.try_wait().unwrap().is_none(), "the run ended before it could be killed");
-        std::thread::sleep(Duration::from_millis(5));
+    let url = dir.path().join("k").display().to_string();
+    // Gating always promotes and every best model is evaluated, so kills also land in the
+    // window right after a promotion.
+    let config = std::fs::read_to_string(tiny())
+        .unwrap()
+        .replace("iterations = 2", "iterations = 40")
+        .replace("threshold = 0.5", "threshold = 0.0")
+        .replace("every = 2", "every = 1")
+        .replace("tensorboard = true", "tensorboard = false");
+    let config_path = dir.path().join("kill.toml");
+    std::fs::write(&config_path, config).unwrap();
+    // Deterministic but spread kill moments: a small LCG over 0.1 to 1.5 seconds.
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut stages = std::collections::BTreeMap::new();
+    let (mut kills, mut sessions, mut extend) = (0, 0, false);
+    while kills < 22 {
+        let mut cmd = bin();
+        if sessions == 0 {
+            cmd.args(["train", "--config"]).arg(&config_path).args(["--store", &url]);
+        } else {
+            cmd.args(["train", "--resume", &url]);
+        }
+        if extend {
+            // The run reached its limit before this kill: give it more to do.
+            cmd.args(["--iterations", "20"]);
+        }
+        sessions += 1;
+        let mut child = cmd.arg("--quiet").stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+        x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        let wait = Duration::from_millis(100 + (x >> 33) % 1400);
+        let deadline = Instant::now() + wait;
+        while Instant::now() < deadline && child.try_wait().unwrap().is_none() {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut err = String::new();
+            std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+            assert!(status.success(), "session {sessions} failed: {err}");
+            extend = true;
+            continue;
+        }
+        extend = false;
+        child.kill().unwrap();
+        child.wait().unwrap();
+        kills += 1;
+        if let Ok(run) = Run::open(Store::open(&url).unwrap()) {
+            *stages.entry(stage_at_kill(&run)).or_insert(0) += 1;
+            consistent(&run);
+        } else {
+            *stages.entry("creating the run").or_insert(0) += 1;
+        }
     }
-    child.kill().unwrap();
-    child.wait().unwrap();
-    let killed_at = state_iteration(&run).unwrap();
-    assert!(killed_at >= 1);
-    // Every completed iteration's files are intact.
-    for it in 1..=killed_at {
-        assert!(run.join(format!("shards/iter-{it:04}.shard")).is_file());
-        assert!(run.join(format!("models/iter-{it:04}.mzm")).is_file());
-    }
-    let out = bin().args(["train", "--resume"]).arg(&run).output().unwrap();
+    eprintln!("{kills} kills in {sessions} sessions, by stage: {stages:?}");
+    let out = bin().args(["train", "--resume", &url]).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains(&format!("resuming {} after iteration {killed_at}", run.display())), "{stdout}");
-    assert!(stdout.contains("done: 40 iterations"), "{stdout}");
-    assert_eq!(state_iteration(&run), Some(40));
-    for it in 1..=40 {
-        assert!(run.join(format!("shards/iter-{it:04}.shard")).is_file(), "shard {it} missing");
-        assert!(run.join(format!("models/iter-{it:04}.mzm")).is_file(), "model {it} missing");
-    }
-    let metrics = std::fs::read_to_string(run.join("metrics.jsonl")).unwrap();
-    let iters: Vec<u64> = metrics
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["iteration"].as_u64().unwrap())
-        .collect();
-    // one line per iteration (the final evaluation may add one more for the last)
-    for it in 1..=40 {
-        assert!(iters.contains(&it), "metrics lack iteration {it}");
-    }
+    let run = Run::open(Store::open(&url).unwrap()).unwrap();
+    let info = run.info().unwrap();
+    assert!(info.finished);
+    assert!(stdout.contains(&format!("done: {} iterations", info.iterations)), "{stdout}");
+    assert_eq!(consistent(&run), info.iterations);
+    // After the final session the pointer is mended to the newest promotion.
+    let status = bin().args(["status", "--json", "--store", &url]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    assert_eq!(v["generation"], info.iterations);
+    assert_eq!(v["best"]["generation"], info.iterations, "gating always promotes");
+    assert_eq!(v["promotions"].as_u64(), Some(run.generations(layout::GATING).unwrap().len() as u64 - superseded(&run)));
+    assert_eq!(v["evaluated"], info.iterations);
+}
+
+fn superseded(run: &Run) -> u64 {
+    run.generations(layout::GATING)
+        .unwrap()
+        .into_iter()
+        .filter(|g| run.read::<GatingRecord>(&layout::gating_key(*g)).unwrap().decision == Decision::Superseded)
+        .count() as u64
 }
 
 #[test]
