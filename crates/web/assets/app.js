@@ -1,11 +1,21 @@
 // The page's controller: asks the server for every game fact (legal houses, what a move did,
 // the result) and draws it with Board. `document.body.dataset.busy` is "1" while a request
-// or a sowing animation is under way, so that tests and people know when the board is still.
+// or a sowing animation is under way, and `dataset.actions` counts the clicks and changes
+// handled, so that a driver (the browser test) knows when its click was taken and the board
+// is still.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
 const state = { game: null, info: null, pending: 0, runs: [] };
 const STEP_MS = 140;
+
+// Wraps an event handler: counts it as handled before it starts its work.
+function act(handler) {
+  return (...args) => {
+    document.body.dataset.actions = String((+document.body.dataset.actions || 0) + 1);
+    return handler(...args);
+  };
+}
 
 function setBusy(delta) {
   state.pending += delta;
@@ -47,7 +57,7 @@ function draw(game, frame, active) {
     frame,
     active,
     clickable: !frame && humanTurn(game) && !state.thinking,
-    onHouse: clickHouse,
+    onHouse: act(clickHouse),
   });
 }
 
@@ -299,25 +309,25 @@ async function start() {
   if (state.info.presets.includes(first)) preset.value = first;
   $("rules").value = state.info.default_rules;
   $("strength").max = state.info.max_simulations;
-  preset.addEventListener("change", () => { $("rules").value = preset.value; newGame(); });
-  $("rules").addEventListener("keydown", (e) => { if (e.key === "Enter") newGame(); });
-  $("new-game").addEventListener("click", () => newGame());
-  $("undo").addEventListener("click", undo);
-  $("side").addEventListener("change", changeSettings);
-  $("strength").addEventListener("change", changeSettings);
-  $("strength-unit").addEventListener("change", () => {
+  preset.addEventListener("change", act(() => { $("rules").value = preset.value; newGame(); }));
+  $("rules").addEventListener("keydown", (e) => { if (e.key === "Enter") act(newGame)(); });
+  $("new-game").addEventListener("click", act(() => newGame()));
+  $("undo").addEventListener("click", act(undo));
+  $("side").addEventListener("change", act(changeSettings));
+  $("strength").addEventListener("change", act(changeSettings));
+  $("strength-unit").addEventListener("change", act(() => {
     $("strength").value = $("strength-unit").value === "milliseconds" ? 1000 : 400;
     changeSettings();
-  });
-  $("analyse").addEventListener("click", analyse);
-  $("set-position").addEventListener("click", setPosition);
-  $("position-input").addEventListener("keydown", (e) => { if (e.key === "Enter") setPosition(); });
-  $("copy-record").addEventListener("click", copyRecord);
-  $("run-select").addEventListener("change", showRun);
-  $("play-checkpoint").addEventListener("click", () => {
+  }));
+  $("analyse").addEventListener("click", act(analyse));
+  $("set-position").addEventListener("click", act(setPosition));
+  $("position-input").addEventListener("keydown", (e) => { if (e.key === "Enter") act(setPosition)(); });
+  $("copy-record").addEventListener("click", act(copyRecord));
+  $("run-select").addEventListener("change", act(showRun));
+  $("play-checkpoint").addEventListener("click", act(() => {
     const run = $("run-select").value, model = $("checkpoint-select").value;
     if (run && model) newGame({ run, model });
-  });
+  }));
   if (state.info.runs) loadRuns();
   await newGame();
 }

@@ -133,6 +133,24 @@ impl App {
 /// # Errors
 /// The listener failing.
 pub async fn serve(listener: tokio::net::TcpListener, app: Arc<App>) -> std::io::Result<()> {
+    serve_until(listener, app, async {
+        // Without a signal handler (some sandboxes) the server simply runs until killed.
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    })
+    .await
+}
+
+/// Serves `app` on `listener` until `shutdown` completes.
+///
+/// # Errors
+/// The listener failing.
+pub async fn serve_until(
+    listener: tokio::net::TcpListener,
+    app: Arc<App>,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
     let sweeper = {
         let app = app.clone();
         tokio::spawn(async move {
@@ -143,14 +161,7 @@ pub async fn serve(listener: tokio::net::TcpListener, app: Arc<App>) -> std::io:
             }
         })
     };
-    let served = axum::serve(listener, api::router(app))
-        .with_graceful_shutdown(async {
-            // Without a signal handler (some sandboxes) the server simply runs until killed.
-            if tokio::signal::ctrl_c().await.is_err() {
-                std::future::pending::<()>().await;
-            }
-        })
-        .await;
+    let served = axum::serve(listener, api::router(app)).with_graceful_shutdown(shutdown).await;
     sweeper.abort();
     served
 }
