@@ -87,6 +87,8 @@ async function show(game, animate) {
   $("position-line").textContent = game.position;
   $("record").value = game.record;
   $("engine-name").textContent = game.engine;
+  const preset = game.rules.split(/[\s:]/)[0];
+  if (state.info && state.info.presets.includes(preset)) $("preset").value = preset;
   const l = game.last;
   if (l) {
     const gained = l.gained.map((g, i) => g > 0 ? `${i === 0 ? "South" : "North"} +${g}` : "").filter(Boolean).join(", ");
@@ -137,7 +139,7 @@ function showAnalysis(a, title) {
   const t = a.thought;
   const box = $("analysis");
   box.classList.remove("quiet");
-  const parts = [`<p><b>${title}</b> (${a.side_to_move} to move; ${t.simulations} simulations in ${t.milliseconds} ms)</p>`];
+  const parts = [`<p><b>${title}</b> (${a.side_to_move} to move; ${t.simulations} simulations in ${t.milliseconds.toFixed(1)} ms)</p>`];
   parts.push(`<p>Search value: <b id="search-value">${t.value.toFixed(3)}</b> (−1 loss … +1 win)</p>`);
   if (t.network) {
     const n = t.network;

@@ -22,7 +22,7 @@ const Board = (() => {
     const shown = Math.min(n, 12);
     for (let k = 0; k < shown; k++) {
       const a = (k / shown) * 2 * Math.PI + 0.4;
-      const r = shown === 1 ? 0 : 17;
+      const r = 17;
       el("circle", { class: "seed", cx: cx + r * Math.cos(a), cy: cy + r * Math.sin(a), r: 4.5 }, g);
     }
   }

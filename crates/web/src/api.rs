@@ -52,7 +52,24 @@ pub fn router(app: Arc<App>) -> Router {
     for &(path, content_type, body) in assets::FILES {
         router = router.route(path, get(move || async move { ([(header::CONTENT_TYPE, content_type)], body) }));
     }
-    router.fallback(not_found).with_state(app)
+    router.fallback(not_found).layer(axum::middleware::map_response(json_errors)).with_state(app)
+}
+
+/// Refusals that axum writes itself (a method a route does not take, a path that is not
+/// UTF-8) come as plain text or nothing; they get the same JSON shape as the handlers' own.
+async fn json_errors(response: Response) -> Response {
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return response;
+    }
+    let text = axum::body::to_bytes(response.into_body(), 64 * 1024).await.unwrap_or_default();
+    let text = String::from_utf8_lossy(&text).trim().to_string();
+    let message = if text.is_empty() { status.canonical_reason().unwrap_or("refused").to_lowercase() } else { text };
+    (status, Json(serde_json::json!({ "error": message }))).into_response()
 }
 
 async fn not_found(uri: Uri) -> WebError {

@@ -36,36 +36,11 @@ pub fn layout(game: &AnyGame) -> Layout {
     let pits = game.pits(&start).len();
     let labels = pit_labels(game, pits);
     let owner = |pit: usize| if pit < pits / 2 { Player::South.name() } else { Player::North.name() };
-    let (rows, cols, cell): (usize, usize, Box<dyn Fn(usize) -> (usize, usize)>) = match game {
-        AnyGame::Owela(_) => {
-            // Each player's pits run along their outer row from their left, then back along
-            // their inner row; North's left is the picture's right.
-            let c = pits / 4;
-            (
-                4,
-                c,
-                Box::new(move |pit| {
-                    let (local, north) = if pit < 2 * c { (pit, false) } else { (pit - 2 * c, true) };
-                    let (inner, col) = if local < c { (false, local) } else { (true, 2 * c - 1 - local) };
-                    match (north, inner) {
-                        (false, false) => (3, col),
-                        (false, true) => (2, col),
-                        (true, false) => (0, c - 1 - col),
-                        (true, true) => (1, c - 1 - col),
-                    }
-                }),
-            )
-        }
-        _ => {
-            // Sowing runs A..F along the bottom row left to right, then a..f along the top
-            // row right to left (counter-clockwise seen from above).
-            let h = pits / 2;
-            (2, h, Box::new(move |pit| if pit < h { (1, pit) } else { (0, 2 * h - 1 - pit) }))
-        }
-    };
+    let owela = matches!(game, AnyGame::Owela(_));
+    let (rows, cols) = if owela { (4, pits / 4) } else { (2, pits / 2) };
     let places = (0..pits)
         .map(|pit| {
-            let (row, col) = cell(pit);
+            let (row, col) = if owela { owela_cell(pits, pit) } else { two_row_cell(pits, pit) };
             Place { pit, label: labels[pit].clone(), owner: owner(pit), row, col }
         })
         .collect();
@@ -75,6 +50,27 @@ pub fn layout(game: &AnyGame) -> Layout {
         _ => "captured",
     };
     Layout { rows, cols, places, scores }
+}
+
+/// Sowing runs A..F along the bottom row left to right, then a..f along the top row right to
+/// left (counter-clockwise seen from above).
+fn two_row_cell(pits: usize, pit: usize) -> (usize, usize) {
+    let h = pits / 2;
+    if pit < h { (1, pit) } else { (0, 2 * h - 1 - pit) }
+}
+
+/// Each Owela player's pits run along their outer row from their left, then back along their
+/// inner row; North's left is the picture's right.
+fn owela_cell(pits: usize, pit: usize) -> (usize, usize) {
+    let c = pits / 4;
+    let (local, north) = if pit < 2 * c { (pit, false) } else { (pit - 2 * c, true) };
+    let (inner, col) = if local < c { (false, local) } else { (true, 2 * c - 1 - local) };
+    match (north, inner) {
+        (false, false) => (3, col),
+        (false, true) => (2, col),
+        (true, false) => (0, c - 1 - col),
+        (true, true) => (1, c - 1 - col),
+    }
 }
 
 /// The label of every pit, read from the rules crate: each side's actions name the pits it

@@ -35,7 +35,8 @@ pub enum Opponent {
 /// A loaded evaluator recipe: a network or rollouts.
 #[derive(Clone)]
 enum Brain {
-    Network { net: Net, name: String },
+    // Boxed: a network's module tree is large beside the empty variant.
+    Network { net: Box<Net>, name: String },
     Rollouts,
 }
 
@@ -105,18 +106,18 @@ impl Brains {
             if meta.rules != rules {
                 return Err(WebError::BadRequest(format!("checkpoint {name} plays '{}', not '{rules}'", meta.rules)));
             }
-            return Ok(Brain::Network { net, name: name.clone() });
+            return Ok(Brain::Network { net: Box::new(net), name: name.clone() });
         }
         if let Some((path, meta, net)) = &self.model
             && meta.rules == rules
         {
-            return Ok(Brain::Network { net: net.clone(), name: path.display().to_string() });
+            return Ok(Brain::Network { net: Box::new(net.clone()), name: path.display().to_string() });
         }
         let Some(find) = self.shipped else { return Ok(Brain::Rollouts) };
         let mut cache = self.shipped_cache.lock().expect("shipped model cache lock");
         let net = cache.entry(rules).or_insert_with(|| find(game).map(|(_, net)| net)).clone();
         Ok(match net {
-            Some(net) => Brain::Network { net, name: format!("shipped {} network", game.family()) },
+            Some(net) => Brain::Network { net: Box::new(net), name: format!("shipped {} network", game.family()) },
             None => Brain::Rollouts,
         })
     }
@@ -211,7 +212,9 @@ pub struct Thought {
     /// Principal variation: the most visited line from the root.
     pub pv: Vec<String>,
     pub simulations: u32,
-    pub milliseconds: u64,
+    /// Wall time of the whole request's thinking, in milliseconds (fractions kept: small
+    /// budgets take well under one).
+    pub milliseconds: f64,
     pub engine: String,
 }
 
@@ -231,7 +234,7 @@ pub fn think(brains: &Brains, opponent: &Opponent, line: &Line<AnyGame>, strengt
     let (mut evaluator, network): (Box<dyn Evaluator<AnyGame>>, _) = match &brain {
         Brain::Network { net, .. } => {
             let judgement = judge(&game, line, net);
-            (Box::new(NeuralEvaluator::new(&game, net.clone(), Device::flex())), judgement)
+            (Box::new(NeuralEvaluator::new(&game, (**net).clone(), Device::flex())), judgement)
         }
         Brain::Rollouts => (Box::new(RolloutEvaluator::new(seed)), None),
     };
@@ -286,7 +289,7 @@ fn summarise(search: &mut Search<AnyGame>, line: &Line<AnyGame>, network: Option
         moves,
         pv: principal_variation(search),
         simulations: search.simulations_done(),
-        milliseconds: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        milliseconds: started.elapsed().as_secs_f64() * 1000.0,
         engine,
     }
 }

@@ -87,6 +87,9 @@ async fn serves_the_page_and_info() {
     assert!(strings(&info["presets"]).contains(&"owela".to_string()));
     assert_eq!(info["runs"], false);
     assert!(refused(&app, "GET", "/api/nothing", None, StatusCode::NOT_FOUND).await.contains("/api/nothing"));
+    // What axum refuses itself is JSON too.
+    refused(&app, "GET", "/api/games", None, StatusCode::METHOD_NOT_ALLOWED).await;
+    refused(&app, "GET", "/api/games/%FF", None, StatusCode::BAD_REQUEST).await;
 }
 
 #[tokio::test]
