@@ -11,6 +11,7 @@ use rand::SeedableRng;
 fn config(threads: usize) -> SelfPlayConfig {
     SelfPlayConfig {
         games_per_iteration: 6,
+        games_per_shard: 6,
         threads,
         parallel_games: 3,
         simulations: 16,
@@ -134,4 +135,16 @@ fn the_window_keeps_the_newest_rows_and_samples_batches() {
     assert!(batch.inputs.chunks(3).all(|x| x[0] >= 2.0));
     w.set_capacity(1);
     assert_eq!(w.len(), 1);
+}
+
+#[test]
+fn a_stop_returns_the_games_finished_so_far() {
+    let game = mancala_rules::parse_rules("kalah:3,2").unwrap();
+    let search = mancala_mcts::SearchConfig { simulations: 16, ..mancala_mcts::SearchConfig::default() };
+    let stopped = std::sync::atomic::AtomicBool::new(true);
+    let out = play_games(&game, &config(1), &search, 6, 1, |_| UniformEvaluator, &|_| {}, &stopped);
+    assert!(out.games.is_empty(), "{} games after a stop before the first move", out.games.len());
+    let running = std::sync::atomic::AtomicBool::new(false);
+    let out = play_games(&game, &config(1), &search, 6, 1, |_| UniformEvaluator, &|_| {}, &running);
+    assert_eq!(out.games.len(), 6);
 }

@@ -4,7 +4,7 @@
 
 use mancala_mcts::{RootKind, SearchConfig};
 use mancala_nn::{Architecture, LrSchedule, NetConfig, OptimConfig};
-use mancala_rules::{parse_rules, AnyGame, Game};
+use mancala_rules::{AnyGame, Game, parse_rules};
 use mancala_selfplay::SelfPlayConfig;
 use serde::{Deserialize, Serialize};
 
@@ -59,7 +59,11 @@ pub struct RunSection {
 
 impl Default for RunSection {
     fn default() -> Self {
-        RunSection { seed: 1, iterations: 1000, max_minutes: 60.0 }
+        RunSection {
+            seed: 1,
+            iterations: 1000,
+            max_minutes: 60.0,
+        }
     }
 }
 
@@ -83,7 +87,12 @@ pub struct NetworkSection {
 
 impl Default for NetworkSection {
     fn default() -> Self {
-        NetworkSection { architecture: "mlp".into(), width: 128, blocks: 4, device: "flex".into() }
+        NetworkSection {
+            architecture: "mlp".into(),
+            width: 128,
+            blocks: 4,
+            device: "flex".into(),
+        }
     }
 }
 
@@ -178,7 +187,14 @@ pub struct GatingSection {
 
 impl Default for GatingSection {
     fn default() -> Self {
-        GatingSection { games: 40, simulations: 64, threshold: 0.55, sprt: String::new(), opening_plies: 4, threads: 2 }
+        GatingSection {
+            games: 40,
+            simulations: 64,
+            threshold: 0.55,
+            sprt: String::new(),
+            opening_plies: 4,
+            threads: 2,
+        }
     }
 }
 
@@ -206,7 +222,12 @@ impl Default for EvaluationSection {
             every: 3,
             games: 20,
             simulations: 200,
-            references: vec!["random".into(), "greedy".into(), "alphabeta:depth=4".into(), "mcts:sims=1000".into()],
+            references: vec![
+                "random".into(),
+                "greedy".into(),
+                "alphabeta:depth=4".into(),
+                "mcts:sims=1000".into(),
+            ],
             opening_plies: 4,
             threads: 2,
             tablebase: String::new(),
@@ -225,7 +246,10 @@ pub struct LoggingSection {
 
 impl Default for LoggingSection {
     fn default() -> Self {
-        LoggingSection { tensorboard: true, progress: true }
+        LoggingSection {
+            tensorboard: true,
+            progress: true,
+        }
     }
 }
 
@@ -239,7 +263,8 @@ impl RunConfig {
     /// # Errors
     /// [`TrainError::Config`].
     pub fn parse(text: &str) -> Result<RunConfig, TrainError> {
-        let config: RunConfig = toml::from_str(text).map_err(|e| TrainError::Config(e.to_string()))?;
+        let config: RunConfig =
+            toml::from_str(text).map_err(|e| TrainError::Config(e.to_string()))?;
         config.validate()?;
         Ok(config)
     }
@@ -266,9 +291,14 @@ impl RunConfig {
             return Err(bad("network.blocks", n.blocks, "1 to 64"));
         }
         if !mancala_nn::DEVICES.contains(&n.device.as_str()) {
-            return Err(bad("network.device", &n.device, &mancala_nn::DEVICES.join(", ")));
+            return Err(bad(
+                "network.device",
+                &n.device,
+                &mancala_nn::DEVICES.join(", "),
+            ));
         }
-        mancala_nn::inference_device(&n.device).map_err(|e| TrainError::Config(format!("network.device: {e}")))?;
+        mancala_nn::inference_device(&n.device)
+            .map_err(|e| TrainError::Config(format!("network.device: {e}")))?;
         if RootKind::parse(&self.search.root).is_none() {
             return Err(bad("search.root", &self.search.root, "puct or gumbel"));
         }
@@ -276,10 +306,18 @@ impl RunConfig {
             return Err(bad("search.c_puct", self.search.c_puct, "a number above 0"));
         }
         if !(0.0..=1.0).contains(&self.search.dirichlet_fraction) {
-            return Err(bad("search.dirichlet_fraction", self.search.dirichlet_fraction, "0 to 1"));
+            return Err(bad(
+                "search.dirichlet_fraction",
+                self.search.dirichlet_fraction,
+                "0 to 1",
+            ));
         }
         if !(self.search.dirichlet_alpha_total > 0.0) {
-            return Err(bad("search.dirichlet_alpha_total", self.search.dirichlet_alpha_total, "a number above 0"));
+            return Err(bad(
+                "search.dirichlet_alpha_total",
+                self.search.dirichlet_alpha_total,
+                "a number above 0",
+            ));
         }
         self.selfplay.validate().map_err(TrainError::Config)?;
         let t = &self.training;
@@ -287,19 +325,39 @@ impl RunConfig {
             return Err(bad("training.batch_size", t.batch_size, "at least 1"));
         }
         if t.min_steps > t.max_steps {
-            return Err(bad("training.min_steps", t.min_steps, "at most training.max_steps"));
+            return Err(bad(
+                "training.min_steps",
+                t.min_steps,
+                "at most training.max_steps",
+            ));
         }
         if t.window_min == 0 || t.window_min > t.window_max {
-            return Err(bad("training.window_min", t.window_min, "1 to training.window_max"));
+            return Err(bad(
+                "training.window_min",
+                t.window_min,
+                "1 to training.window_max",
+            ));
         }
         if !(t.learning_rate > 0.0 && t.learning_rate < 1.0) {
-            return Err(bad("training.learning_rate", t.learning_rate, "a number in (0, 1)"));
+            return Err(bad(
+                "training.learning_rate",
+                t.learning_rate,
+                "a number in (0, 1)",
+            ));
         }
         if !["constant", "cosine", "step"].contains(&t.schedule.as_str()) {
-            return Err(bad("training.schedule", &t.schedule, "constant, cosine or step"));
+            return Err(bad(
+                "training.schedule",
+                &t.schedule,
+                "constant, cosine or step",
+            ));
         }
         if !(t.samples_per_row > 0.0) {
-            return Err(bad("training.samples_per_row", t.samples_per_row, "a number above 0"));
+            return Err(bad(
+                "training.samples_per_row",
+                t.samples_per_row,
+                "a number above 0",
+            ));
         }
         let g = &self.gating;
         if g.games == 0 || g.games % 2 == 1 {
@@ -309,15 +367,24 @@ impl RunConfig {
             return Err(bad("gating.threshold", g.threshold, "a score from 0 to 1"));
         }
         if !g.sprt.is_empty() {
-            mancala_arena::Sprt::parse(&g.sprt).map_err(|e| TrainError::Config(format!("gating.sprt: {e}")))?;
+            mancala_arena::Sprt::parse(&g.sprt)
+                .map_err(|e| TrainError::Config(format!("gating.sprt: {e}")))?;
         }
         if g.simulations == 0 || g.threads == 0 {
-            return Err(bad("gating.simulations/threads", g.simulations.min(g.threads as u32), "at least 1"));
+            return Err(bad(
+                "gating.simulations/threads",
+                g.simulations.min(g.threads as u32),
+                "at least 1",
+            ));
         }
         let e = &self.evaluation;
         if e.every > 0 {
             if e.games == 0 || e.games % 2 == 1 {
-                return Err(bad("evaluation.games", e.games, "an even number of at least 2"));
+                return Err(bad(
+                    "evaluation.games",
+                    e.games,
+                    "an even number of at least 2",
+                ));
             }
             let game = self.game()?;
             for r in &e.references {
@@ -326,7 +393,11 @@ impl RunConfig {
             }
         }
         if self.run.max_minutes < 0.0 {
-            return Err(bad("run.max_minutes", self.run.max_minutes, "0 (no limit) or more"));
+            return Err(bad(
+                "run.max_minutes",
+                self.run.max_minutes,
+                "0 (no limit) or more",
+            ));
         }
         Ok(())
     }
@@ -341,7 +412,11 @@ impl RunConfig {
 
     /// The network shape for the run's game.
     pub fn net_config(&self, game: &AnyGame) -> NetConfig {
-        let arch = if self.network.architecture == "conv" { Architecture::Conv } else { Architecture::Mlp };
+        let arch = if self.network.architecture == "conv" {
+            Architecture::Conv
+        } else {
+            Architecture::Mlp
+        };
         NetConfig::for_layout(&mancala_nn::layout(game), game.action_space())
             .with_architecture(arch)
             .with_width(self.network.width)
@@ -368,8 +443,14 @@ impl RunConfig {
     pub fn optim_config(&self) -> OptimConfig {
         let t = &self.training;
         let schedule = match t.schedule.as_str() {
-            "cosine" => LrSchedule::Cosine { total_steps: t.schedule_steps, min_factor: t.schedule_factor },
-            "step" => LrSchedule::Step { every: t.schedule_steps, gamma: t.schedule_factor },
+            "cosine" => LrSchedule::Cosine {
+                total_steps: t.schedule_steps,
+                min_factor: t.schedule_factor,
+            },
+            "step" => LrSchedule::Step {
+                every: t.schedule_steps,
+                gamma: t.schedule_factor,
+            },
             _ => LrSchedule::Constant,
         };
         OptimConfig {

@@ -12,21 +12,29 @@ pub mod roles;
 pub mod run;
 pub mod status;
 
-pub use config::{RunConfig, DEFAULT_CONFIG, SHIPPED};
+pub use config::{DEFAULT_CONFIG, RunConfig, SHIPPED};
 pub use error::TrainError;
 pub use layout::{BestPointer, RunInfo};
-pub use local::{resume, start, summarise, train, Extend, Summary, TrainOptions};
-pub use roles::worker::{run_worker, WorkerOptions, WorkerReport};
+pub use local::{Extend, Summary, TrainOptions, resume, start, summarise, train};
+pub use roles::worker::{WorkerOptions, WorkerReport, run_worker};
 pub use roles::{Ctl, Quiet, Reporter};
 pub use run::Run;
-pub use status::{status, Status};
+pub use status::{Status, status};
 
 /// A default run name: `<game>-<UTC date and time>`.
 pub fn default_run_name(game_family: &str) -> String {
-    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
     let (days, rem) = (secs / 86_400, secs % 86_400);
     let (y, m, d) = civil_from_days(days as i64);
-    format!("{game_family}-{y:04}{m:02}{d:02}-{:02}{:02}{:02}", rem / 3600, rem % 3600 / 60, rem % 60)
+    format!(
+        "{game_family}-{y:04}{m:02}{d:02}-{:02}{:02}{:02}",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }
 
 /// Days since 1970-01-01 to a Gregorian date (Howard Hinnant's algorithm).

@@ -18,8 +18,8 @@ use crate::layout::{self, Decision, EvalRecord, GatingRecord};
 use crate::metrics::MetricsView;
 use crate::roles::evaluator::run_evaluator;
 use crate::roles::gatekeeper::run_gatekeeper;
-use crate::roles::trainer::{run_trainer, TrainerEnd};
-use crate::roles::worker::{run_worker, WorkerOptions, WorkerReport};
+use crate::roles::trainer::{TrainerEnd, run_trainer};
+use crate::roles::worker::{WorkerOptions, WorkerReport, run_worker};
 use crate::roles::{Ctl, Reporter};
 use crate::run::Run;
 
@@ -64,7 +64,12 @@ pub struct Summary {
 ///
 /// # Errors
 /// A bad config, a store that already holds a run, or any role's failure.
-pub fn start(store: Store, config_text: &str, options: &TrainOptions, reporter: &dyn Reporter) -> Result<Summary, TrainError> {
+pub fn start(
+    store: Store,
+    config_text: &str,
+    options: &TrainOptions,
+    reporter: &dyn Reporter,
+) -> Result<Summary, TrainError> {
     let run = Run::create(store, config_text)?;
     train(&run, options, reporter)
 }
@@ -73,7 +78,12 @@ pub fn start(store: Store, config_text: &str, options: &TrainOptions, reporter: 
 ///
 /// # Errors
 /// No run there, another store format, or any role's failure.
-pub fn resume(store: Store, extend: Extend, options: &TrainOptions, reporter: &dyn Reporter) -> Result<Summary, TrainError> {
+pub fn resume(
+    store: Store,
+    extend: Extend,
+    options: &TrainOptions,
+    reporter: &dyn Reporter,
+) -> Result<Summary, TrainError> {
     let run = Run::open(store)?;
     let mut info = run.info()?;
     let newest = run.newest_candidate()?;
@@ -83,7 +93,9 @@ pub fn resume(store: Store, extend: Extend, options: &TrainOptions, reporter: &d
     }
     if let Some(m) = extend.minutes {
         if !(m >= 0.0 && m.is_finite()) {
-            return Err(TrainError::Config(format!("--minutes {m}: expected 0 or more")));
+            return Err(TrainError::Config(format!(
+                "--minutes {m}: expected 0 or more"
+            )));
         }
         info.max_minutes = newest.elapsed_seconds / 60.0 + m;
         info.finished = false;
@@ -103,7 +115,11 @@ pub fn resume(store: Store, extend: Extend, options: &TrainOptions, reporter: &d
 ///
 /// # Errors
 /// The first role's failure (the others are stopped first).
-pub fn train(run: &Run, options: &TrainOptions, reporter: &dyn Reporter) -> Result<Summary, TrainError> {
+pub fn train(
+    run: &Run,
+    options: &TrainOptions,
+    reporter: &dyn Reporter,
+) -> Result<Summary, TrainError> {
     let ctl = || {
         let mut c = Ctl::new(reporter);
         c.poll = options.poll;
@@ -115,7 +131,11 @@ pub fn train(run: &Run, options: &TrainOptions, reporter: &dyn Reporter) -> Resu
     let result = std::thread::scope(|s| {
         let workers: Vec<_> = (1..=options.workers)
             .map(|k| {
-                let opts = WorkerOptions { id: format!("local-{k}"), threads: 1, max_shards: None };
+                let opts = WorkerOptions {
+                    id: format!("local-{k}"),
+                    threads: 1,
+                    max_shards: None,
+                };
                 let ctl = &workers_ctl;
                 std::thread::Builder::new()
                     .name(format!("worker-{k}"))
@@ -123,11 +143,23 @@ pub fn train(run: &Run, options: &TrainOptions, reporter: &dyn Reporter) -> Resu
                     .expect("a thread can be spawned")
             })
             .collect();
-        let trainer = std::thread::Builder::new().name("trainer".into()).spawn_scoped(s, || run_trainer(run, &trainer_ctl)).expect("thread");
-        let gatekeeper = std::thread::Builder::new().name("gatekeeper".into()).spawn_scoped(s, || run_gatekeeper(run, &gate_ctl)).expect("thread");
-        let evaluator = std::thread::Builder::new().name("evaluator".into()).spawn_scoped(s, || run_evaluator(run, &eval_ctl)).expect("thread");
+        let trainer = std::thread::Builder::new()
+            .name("trainer".into())
+            .spawn_scoped(s, || run_trainer(run, &trainer_ctl))
+            .expect("thread");
+        let gatekeeper = std::thread::Builder::new()
+            .name("gatekeeper".into())
+            .spawn_scoped(s, || run_gatekeeper(run, &gate_ctl))
+            .expect("thread");
+        let evaluator = std::thread::Builder::new()
+            .name("evaluator".into())
+            .spawn_scoped(s, || run_evaluator(run, &eval_ctl))
+            .expect("thread");
 
-        let stop_all = || all.iter().for_each(|c| c.stop.store(true, Ordering::Relaxed));
+        let stop_all = || {
+            all.iter()
+                .for_each(|c| c.stop.store(true, Ordering::Relaxed))
+        };
         let mut first_error: Option<TrainError> = None;
         let note = |e: TrainError, first: &mut Option<TrainError>| {
             stop_all();
@@ -147,7 +179,10 @@ pub fn train(run: &Run, options: &TrainOptions, reporter: &dyn Reporter) -> Resu
         };
         // The trainer decides when the run ends.
         while !trainer.is_finished() {
-            if workers.iter().any(|w| w.is_finished()) || gatekeeper.is_finished() || evaluator.is_finished() {
+            if workers.iter().any(|w| w.is_finished())
+                || gatekeeper.is_finished()
+                || evaluator.is_finished()
+            {
                 break; // a role failed early: stop the others below
             }
             refresh(&mut metrics, false);
@@ -230,8 +265,16 @@ pub fn summarise(run: &Run) -> Result<Summary, TrainError> {
     let (mut elo, mut endgame) = (BTreeMap::new(), None);
     if let Some(g) = run.generations(layout::EVAL)?.last() {
         let r: EvalRecord = run.read(&layout::eval_key(*g))?;
-        if let (Some(v), Some(b), Some(p)) = (r.scalars.get("endgame/value_sign"), r.scalars.get("endgame/best_move"), r.scalars.get("endgame/positions")) {
-            endgame = Some(mancala_tablebase::EndgameAccuracy { positions: *p as usize, value_sign: *v, best_move: *b });
+        if let (Some(v), Some(b), Some(p)) = (
+            r.scalars.get("endgame/value_sign"),
+            r.scalars.get("endgame/best_move"),
+            r.scalars.get("endgame/positions"),
+        ) {
+            endgame = Some(mancala_tablebase::EndgameAccuracy {
+                positions: *p as usize,
+                value_sign: *v,
+                best_move: *b,
+            });
         }
         elo = r.elo;
     }

@@ -7,7 +7,7 @@
 //! panic inside it turns TensorBoard off with a warning instead of ending the run.
 
 use std::collections::{BTreeMap, HashSet};
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
 use serde_json::Value;
@@ -42,7 +42,9 @@ impl MetricLine {
 
 /// The metrics of one record (`candidates/`, `gating/` or `eval/`).
 fn line_of(run: &Run, key: &str) -> Result<Option<MetricLine>, TrainError> {
-    let Some(generation) = layout::generation_of(key) else { return Ok(None) };
+    let Some(generation) = layout::generation_of(key) else {
+        return Ok(None);
+    };
     let line = if key.starts_with(layout::CANDIDATES) {
         if generation == 0 {
             return Ok(None);
@@ -51,7 +53,11 @@ fn line_of(run: &Run, key: &str) -> Result<Option<MetricLine>, TrainError> {
         let mut scalars = c.scalars;
         scalars.insert("train/step".into(), c.step as f64);
         scalars.insert("time/minutes".into(), c.elapsed_seconds / 60.0);
-        MetricLine { generation, record: "candidate", scalars }
+        MetricLine {
+            generation,
+            record: "candidate",
+            scalars,
+        }
     } else if key.starts_with(layout::GATING) {
         let g: GatingRecord = run.read(key)?;
         if g.decision == Decision::Superseded {
@@ -59,12 +65,23 @@ fn line_of(run: &Run, key: &str) -> Result<Option<MetricLine>, TrainError> {
         }
         let mut scalars = BTreeMap::new();
         scalars.insert("gating/score".into(), g.score);
-        scalars.insert("gating/promoted".into(), f64::from(u8::from(g.decision == Decision::Promoted)));
+        scalars.insert(
+            "gating/promoted".into(),
+            f64::from(u8::from(g.decision == Decision::Promoted)),
+        );
         scalars.insert("gating/against".into(), g.best as f64);
-        MetricLine { generation, record: "gating", scalars }
+        MetricLine {
+            generation,
+            record: "gating",
+            scalars,
+        }
     } else {
         let e: EvalRecord = run.read(key)?;
-        MetricLine { generation, record: "eval", scalars: e.scalars }
+        MetricLine {
+            generation,
+            record: "eval",
+            scalars: e.scalars,
+        }
     };
     Ok(Some(line))
 }
@@ -84,16 +101,32 @@ impl MetricsView {
     /// `metrics.jsonl` are not sent to TensorBoard again.
     pub fn new(run: &Run, tensorboard: Option<&Path>) -> Self {
         let mut warnings = Vec::new();
-        let written = run.store.get_opt(layout::METRICS).ok().flatten().map(|b| String::from_utf8_lossy(&b).to_string()).unwrap_or_default();
+        let written = run
+            .store
+            .get_opt(layout::METRICS)
+            .ok()
+            .flatten()
+            .map(|b| String::from_utf8_lossy(&b).to_string())
+            .unwrap_or_default();
         let logged = written
             .lines()
             .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .filter_map(|v| Some(format!("{}/{}", v["record"].as_str()?, v["iteration"].as_u64()?)))
+            .filter_map(|v| {
+                Some(format!(
+                    "{}/{}",
+                    v["record"].as_str()?,
+                    v["iteration"].as_u64()?
+                ))
+            })
             .collect();
         let tb = tensorboard.and_then(|dir| {
-            let made = std::fs::create_dir_all(dir).and_then(|()| std::fs::write(dir.join(".write-test"), b"ok"));
+            let made = std::fs::create_dir_all(dir)
+                .and_then(|()| std::fs::write(dir.join(".write-test"), b"ok"));
             if let Err(e) = made {
-                warnings.push(format!("TensorBoard is off: cannot write {}: {e}", dir.display()));
+                warnings.push(format!(
+                    "TensorBoard is off: cannot write {}: {e}",
+                    dir.display()
+                ));
                 return None;
             }
             let _ = std::fs::remove_file(dir.join(".write-test"));
@@ -101,7 +134,13 @@ impl MetricsView {
             std::thread::sleep(std::time::Duration::from_millis(1100));
             catch_unwind(AssertUnwindSafe(|| SummaryWriter::new(dir))).ok()
         });
-        MetricsView { lines: BTreeMap::new(), tb, logged, written, warnings }
+        MetricsView {
+            lines: BTreeMap::new(),
+            tb,
+            logged,
+            written,
+            warnings,
+        }
     }
 
     /// Reads the records not seen yet and rewrites `metrics.jsonl` when it changed.
@@ -130,7 +169,12 @@ impl MetricsView {
         }
         self.log_tensorboard(&new);
         let mut all: Vec<&MetricLine> = self.lines.values().flatten().collect();
-        let order = |r: &str| ["candidate", "gating", "eval"].iter().position(|x| *x == r).unwrap_or(3);
+        let order = |r: &str| {
+            ["candidate", "gating", "eval"]
+                .iter()
+                .position(|x| *x == r)
+                .unwrap_or(3)
+        };
         all.sort_by_key(|l| (l.generation, order(l.record)));
         let text: String = all.iter().map(|l| l.to_json() + "\n").collect();
         if text != self.written {
@@ -159,7 +203,9 @@ impl MetricsView {
         .is_ok();
         if !ok {
             self.tb = None;
-            self.warnings.push("TensorBoard writer failed; TensorBoard logging is off for this session".into());
+            self.warnings.push(
+                "TensorBoard writer failed; TensorBoard logging is off for this session".into(),
+            );
         }
     }
 

@@ -2,11 +2,11 @@
 //! errors that name the object.
 
 use burn::prelude::Device;
-use mancala_nn::{model_bytes, model_from_bytes, Learner, ModelMeta, Net};
+use mancala_nn::{Learner, ModelMeta, Net, model_bytes, model_from_bytes};
 use mancala_rules::{AnyGame, Game};
 use mancala_store::{Created, Store};
-use serde::de::DeserializeOwned;
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 use crate::config::RunConfig;
 use crate::error::TrainError;
@@ -40,7 +40,9 @@ impl Run {
     pub fn create(store: Store, config_text: &str) -> Result<Run, TrainError> {
         let config = RunConfig::parse(config_text)?;
         if store.exists(layout::RUN)? {
-            return Err(TrainError::RunExists { url: store.url().to_string() });
+            return Err(TrainError::RunExists {
+                url: store.url().to_string(),
+            });
         }
         if store.exists("state.json")? {
             return Err(old_layout(&store));
@@ -48,15 +50,32 @@ impl Run {
         let game = config.game()?;
         store.put(layout::CONFIG, config_text.as_bytes())?;
         let device = mancala_nn::training_device(&config.network.device)?;
-        let learner = Learner::new(config.net_config(&game), config.optim_config(), device, config.run.seed);
+        let learner = Learner::new(
+            config.net_config(&game),
+            config.optim_config(),
+            device,
+            config.run.seed,
+        );
         let meta = ModelMeta::new(game.rules_string(), config.net_config(&game), 0);
         let bytes = model_bytes(&meta, learner.model())?;
         let checksum = layout::checksum(&bytes);
         let model = layout::model_key(0, &checksum);
         store.create(&model, &bytes)?;
-        let candidate = Candidate { model: model.clone(), checksum: checksum.clone(), published: layout::now(), ..Candidate::default() };
+        let candidate = Candidate {
+            model: model.clone(),
+            checksum: checksum.clone(),
+            published: layout::now(),
+            ..Candidate::default()
+        };
         store.put(&layout::candidate_key(0), &json(&candidate))?;
-        store.put(layout::BEST, &json(&BestPointer { generation: 0, model, checksum }))?;
+        store.put(
+            layout::BEST,
+            &json(&BestPointer {
+                generation: 0,
+                model,
+                checksum,
+            }),
+        )?;
         let info = RunInfo {
             format: STORE_FORMAT,
             rules: game.rules_string(),
@@ -65,9 +84,15 @@ impl Run {
             finished: false,
         };
         if store.create(layout::RUN, &json(&info))? == Created::Existed {
-            return Err(TrainError::RunExists { url: store.url().to_string() });
+            return Err(TrainError::RunExists {
+                url: store.url().to_string(),
+            });
         }
-        Ok(Run { store, config, game })
+        Ok(Run {
+            store,
+            config,
+            game,
+        })
     }
 
     /// Opens the run in a store.
@@ -80,23 +105,43 @@ impl Run {
             Some(bytes) => parse_json::<RunInfo>(&store, layout::RUN, &bytes)?,
             None if store.exists("state.json")? => return Err(old_layout(&store)),
             None => {
-                return Err(TrainError::NoRun { url: store.url().to_string() });
+                return Err(TrainError::NoRun {
+                    url: store.url().to_string(),
+                });
             }
         };
         if info.format != STORE_FORMAT {
-            return Err(TrainError::Format { object: store.describe(layout::RUN), found: info.format, expected: STORE_FORMAT });
+            return Err(TrainError::Format {
+                object: store.describe(layout::RUN),
+                found: info.format,
+                expected: STORE_FORMAT,
+            });
         }
-        let text = String::from_utf8(store.get(layout::CONFIG)?)
-            .map_err(|_| TrainError::Corrupt { object: store.describe(layout::CONFIG), reason: "not UTF-8 text".into() })?;
-        let config = RunConfig::parse(&text).map_err(|e| TrainError::Corrupt { object: store.describe(layout::CONFIG), reason: e.to_string() })?;
+        let text =
+            String::from_utf8(store.get(layout::CONFIG)?).map_err(|_| TrainError::Corrupt {
+                object: store.describe(layout::CONFIG),
+                reason: "not UTF-8 text".into(),
+            })?;
+        let config = RunConfig::parse(&text).map_err(|e| TrainError::Corrupt {
+            object: store.describe(layout::CONFIG),
+            reason: e.to_string(),
+        })?;
         let game = config.game()?;
         if game.rules_string() != info.rules {
             return Err(TrainError::Corrupt {
                 object: store.describe(layout::CONFIG),
-                reason: format!("plays '{}' but run.json says '{}'", game.rules_string(), info.rules),
+                reason: format!(
+                    "plays '{}' but run.json says '{}'",
+                    game.rules_string(),
+                    info.rules
+                ),
             });
         }
-        Ok(Run { store, config, game })
+        Ok(Run {
+            store,
+            config,
+            game,
+        })
     }
 
     pub fn info(&self) -> Result<RunInfo, TrainError> {
@@ -127,14 +172,23 @@ impl Run {
 
     /// Generations that have a `gen-G.json` record in `folder`, ascending.
     pub fn generations(&self, folder: &str) -> Result<Vec<u64>, TrainError> {
-        let mut gens: Vec<u64> = self.store.list(folder)?.iter().filter_map(|e| layout::generation_of(&e.key)).collect();
+        let mut gens: Vec<u64> = self
+            .store
+            .list(folder)?
+            .iter()
+            .filter_map(|e| layout::generation_of(&e.key))
+            .collect();
         gens.sort_unstable();
         Ok(gens)
     }
 
     /// The newest published candidate record.
     pub fn newest_candidate(&self) -> Result<Candidate, TrainError> {
-        let newest = self.generations(layout::CANDIDATES)?.last().copied().unwrap_or(0);
+        let newest = self
+            .generations(layout::CANDIDATES)?
+            .last()
+            .copied()
+            .unwrap_or(0);
         self.read(&layout::candidate_key(newest))
     }
 
@@ -143,7 +197,13 @@ impl Run {
     /// # Errors
     /// [`TrainError::Corrupt`] on a checksum mismatch, or the model file's own errors
     /// (truncated, another format, another game), each naming the object.
-    pub fn load_model(&self, generation: u64, key: &str, checksum: &str, device: &Device) -> Result<StoredModel, TrainError> {
+    pub fn load_model(
+        &self,
+        generation: u64,
+        key: &str,
+        checksum: &str,
+        device: &Device,
+    ) -> Result<StoredModel, TrainError> {
         let bytes = self.store.get(key)?;
         let found = layout::checksum(&bytes);
         if found != checksum {
@@ -154,7 +214,12 @@ impl Run {
         }
         let name = std::path::PathBuf::from(self.store.describe(key));
         let (meta, net) = model_from_bytes(&name, &bytes, Some(&self.game.rules_string()), device)?;
-        Ok(StoredModel { generation, key: key.to_string(), meta, net })
+        Ok(StoredModel {
+            generation,
+            key: key.to_string(),
+            meta,
+            net,
+        })
     }
 
     /// Loads the model the best pointer names.
@@ -165,13 +230,24 @@ impl Run {
 }
 
 fn old_layout(store: &Store) -> TrainError {
-    TrainError::Format { object: store.describe("state.json"), found: 1, expected: STORE_FORMAT }
+    TrainError::Format {
+        object: store.describe("state.json"),
+        found: 1,
+        expected: STORE_FORMAT,
+    }
 }
 
 pub(crate) fn json<T: Serialize>(value: &T) -> Vec<u8> {
     serde_json::to_vec_pretty(value).expect("records serialise")
 }
 
-fn parse_json<T: DeserializeOwned>(store: &Store, key: &str, bytes: &[u8]) -> Result<T, TrainError> {
-    serde_json::from_slice(bytes).map_err(|e| TrainError::Corrupt { object: store.describe(key), reason: e.to_string() })
+fn parse_json<T: DeserializeOwned>(
+    store: &Store,
+    key: &str,
+    bytes: &[u8],
+) -> Result<T, TrainError> {
+    serde_json::from_slice(bytes).map_err(|e| TrainError::Corrupt {
+        object: store.describe(key),
+        reason: e.to_string(),
+    })
 }

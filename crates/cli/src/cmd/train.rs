@@ -3,9 +3,11 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{bail, Context};
+use anyhow::{Context, bail};
 use mancala_store::Store;
-use mancala_train::{default_run_name, resume, start, Extend, Reporter, RunConfig, TrainOptions, SHIPPED};
+use mancala_train::{
+    Extend, Reporter, RunConfig, SHIPPED, TrainOptions, default_run_name, resume, start,
+};
 
 /// Arguments of `mancala-zero train`.
 #[derive(clap::Args, Debug)]
@@ -69,26 +71,40 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     if let Some(url) = &args.resume {
         let store = Store::open(url)?;
-        let config = mancala_train::Run::open(store.clone()).with_context(|| format!("resuming {url}"))?.config;
+        let config = mancala_train::Run::open(store.clone())
+            .with_context(|| format!("resuming {url}"))?
+            .config;
         let options = options(&args, &store, &config);
-        let extend = Extend { iterations: args.iterations, minutes: args.minutes };
-        let summary = resume(store, extend, &options, &lines).with_context(|| format!("resuming {url}"))?;
+        let extend = Extend {
+            iterations: args.iterations,
+            minutes: args.minutes,
+        };
+        let summary =
+            resume(store, extend, &options, &lines).with_context(|| format!("resuming {url}"))?;
         report(&summary, url);
         return Ok(());
     }
     let (text, source) = match (&args.config, &args.game) {
         (Some(path), _) => (
-            std::fs::read_to_string(path).with_context(|| format!("reading config {}", path.display()))?,
+            std::fs::read_to_string(path)
+                .with_context(|| format!("reading config {}", path.display()))?,
             path.display().to_string(),
         ),
         (None, Some(name)) => match RunConfig::shipped(name) {
             Some(t) => (t.to_string(), format!("shipped config '{name}'")),
             None => bail!(
                 "no shipped config '{name}': expected one of {}",
-                SHIPPED.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+                SHIPPED
+                    .iter()
+                    .map(|(n, _)| *n)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         },
-        (None, None) => (mancala_train::DEFAULT_CONFIG.to_string(), "embedded defaults (oware)".to_string()),
+        (None, None) => (
+            mancala_train::DEFAULT_CONFIG.to_string(),
+            "embedded defaults (oware)".to_string(),
+        ),
     };
     let mut config = RunConfig::parse(&text).with_context(|| format!("in {source}"))?;
     let text = if args.iterations.is_some() || args.minutes.is_some() {
@@ -98,7 +114,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         if let Some(m) = args.minutes {
             config.run.max_minutes = m;
         }
-        format!("# {source}, with command-line overrides\n{}", toml::to_string(&config).context("writing the config")?)
+        format!(
+            "# {source}, with command-line overrides\n{}",
+            toml::to_string(&config).context("writing the config")?
+        )
     } else {
         text
     };
@@ -106,14 +125,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let url = match &args.store {
         Some(url) => url.clone(),
         None => {
-            let name = args.run.clone().unwrap_or_else(|| default_run_name(game.family()));
+            let name = args
+                .run
+                .clone()
+                .unwrap_or_else(|| default_run_name(game.family()));
             args.checkpoints.join(name).display().to_string()
         }
     };
     let store = Store::open(&url)?;
     println!("run {url} ({source}): {}", config.game.rules);
     let options = options(&args, &store, &config);
-    let summary = start(store, &text, &options, &lines).with_context(|| format!("training run {url}"))?;
+    let summary =
+        start(store, &text, &options, &lines).with_context(|| format!("training run {url}"))?;
     report(&summary, &url);
     Ok(())
 }
@@ -124,7 +147,11 @@ fn options(args: &Args, store: &Store, config: &RunConfig) -> TrainOptions {
         None if config.logging.tensorboard => store.local_dir().map(|d| d.join("tb")),
         None => None,
     };
-    TrainOptions { workers: args.workers.unwrap_or(config.selfplay.threads), tensorboard, poll: Duration::from_millis(500) }
+    TrainOptions {
+        workers: args.workers.unwrap_or(config.selfplay.threads),
+        tensorboard,
+        poll: Duration::from_millis(500),
+    }
 }
 
 fn report(summary: &mancala_train::Summary, url: &str) {
@@ -133,7 +160,11 @@ fn report(summary: &mancala_train::Summary, url: &str) {
         summary.iterations,
         summary.best_iteration,
         summary.promotions,
-        if summary.finished { "" } else { ", stopped before its limits" },
+        if summary.finished {
+            ""
+        } else {
+            ", stopped before its limits"
+        },
     );
     for (r, e) in &summary.elo {
         println!("elo vs {r}: {e:+.0}");

@@ -3,7 +3,7 @@
 
 use anyhow::Context;
 use mancala_store::Store;
-use mancala_train::{run_worker, Ctl, Reporter, Run, WorkerOptions};
+use mancala_train::{Ctl, Reporter, Run, WorkerOptions, run_worker};
 
 /// Arguments of `mancala-zero worker`.
 #[derive(clap::Args, Debug)]
@@ -45,10 +45,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(0) = args.threads {
         anyhow::bail!("--threads must be at least 1");
     }
-    let opts = WorkerOptions { id: id.clone(), threads: args.threads.unwrap_or(run.config.selfplay.threads), max_shards: args.max_shards };
+    let opts = WorkerOptions {
+        id: id.clone(),
+        threads: args.threads.unwrap_or(run.config.selfplay.threads),
+        max_shards: args.max_shards,
+    };
     let lines = Lines { quiet: args.quiet };
     let ctl = Ctl::new(&lines);
-    let report = run_worker(&run, &opts, &ctl).with_context(|| format!("worker {id} on {}", args.store))?;
+    let report =
+        run_worker(&run, &opts, &ctl).with_context(|| format!("worker {id} on {}", args.store))?;
     println!(
         "worker {id}: stored {} shards ({} games, {} positions); last model generation {}",
         report.stored.len(),
@@ -60,7 +65,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 fn default_id() -> String {
-    let host = std::fs::read_to_string("/etc/hostname").map(|h| h.trim().to_string()).unwrap_or_default();
-    let host: String = host.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
-    format!("{}-{}", if host.is_empty() { "worker" } else { &host }, std::process::id())
+    let host = std::fs::read_to_string("/etc/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_default();
+    let host: String = host
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .collect();
+    format!(
+        "{}-{}",
+        if host.is_empty() { "worker" } else { &host },
+        std::process::id()
+    )
 }

@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use burn::prelude::Device;
-use mancala_arena::{play_match, write_record, MatchConfig};
-use mancala_mcts::{parse_agent, Agent, Evaluator};
-use mancala_nn::{neural_agent, NeuralEvaluator};
+use mancala_arena::{MatchConfig, play_match, write_record};
+use mancala_mcts::{Agent, Evaluator, parse_agent};
+use mancala_nn::{NeuralEvaluator, neural_agent};
 use mancala_rules::{AnyGame, Game, Line};
 use mancala_tablebase::Tablebase;
 
@@ -34,9 +34,18 @@ pub fn endgames(run: &Run) -> Result<Option<Endgames>, TrainError> {
         return Ok(None);
     }
     let path = Path::new(&e.tablebase);
-    let tablebase = Tablebase::read(path).map_err(|err| TrainError::Config(format!("evaluation.tablebase = {}: {err}", path.display())))?;
-    tablebase.check_game(&run.game).map_err(|err| TrainError::Config(format!("evaluation.tablebase: {err}")))?;
-    let sample = mancala_tablebase::metric::sample_positions(&run.game, &tablebase, e.tablebase_positions, 0xe4d9);
+    let tablebase = Tablebase::read(path).map_err(|err| {
+        TrainError::Config(format!("evaluation.tablebase = {}: {err}", path.display()))
+    })?;
+    tablebase
+        .check_game(&run.game)
+        .map_err(|err| TrainError::Config(format!("evaluation.tablebase: {err}")))?;
+    let sample = mancala_tablebase::metric::sample_positions(
+        &run.game,
+        &tablebase,
+        e.tablebase_positions,
+        0xe4d9,
+    );
     Ok(Some(Endgames { tablebase, sample }))
 }
 
@@ -64,13 +73,25 @@ pub fn due(run: &Run, last: bool) -> Result<Option<BestPointer>, TrainError> {
 ///
 /// # Errors
 /// An arena error.
-pub fn evaluate(run: &Run, best: &StoredModel, endgames: Option<&Endgames>, device: &Device) -> Result<(EvalRecord, Vec<u8>), TrainError> {
+pub fn evaluate(
+    run: &Run,
+    best: &StoredModel,
+    endgames: Option<&Endgames>,
+    device: &Device,
+) -> Result<(EvalRecord, Vec<u8>), TrainError> {
     let e = &run.config.evaluation;
     let search = run.config.search_config(e.simulations);
     let (game, dev, net) = (run.game.clone(), device.clone(), best.net.clone());
     let factory = move |spec: &str, seed: u64| -> Result<Box<dyn Agent<AnyGame>>, String> {
         if spec == "net" {
-            Ok(Box::new(neural_agent(&game, net.clone(), dev.clone(), search.clone(), seed, "net".into())))
+            Ok(Box::new(neural_agent(
+                &game,
+                net.clone(),
+                dev.clone(),
+                search.clone(),
+                seed,
+                "net".into(),
+            )))
         } else {
             parse_agent(&game, spec, seed).map_err(|e| e.to_string())
         }
@@ -86,9 +107,14 @@ pub fn evaluate(run: &Run, best: &StoredModel, endgames: Option<&Endgames>, devi
             threads: Some(e.threads),
             ..MatchConfig::default()
         };
-        let result = play_match(&run.game, "net", reference, &factory, &config, &mut |record| {
-            write_record(&mut games, record).map_err(std::io::Error::other)
-        })?;
+        let result = play_match(
+            &run.game,
+            "net",
+            reference,
+            &factory,
+            &config,
+            &mut |record| write_record(&mut games, record).map_err(std::io::Error::other),
+        )?;
         let (d, lo, hi) = result.elo();
         scalars.insert(format!("elo/{reference}"), d);
         scalars.insert(format!("elo_low/{reference}"), lo);
@@ -108,16 +134,31 @@ pub fn evaluate(run: &Run, best: &StoredModel, endgames: Option<&Endgames>, devi
         );
         let a = run.game.action_space();
         let (mut policy, mut value) = (vec![0.0; a], [0.0f32]);
-        let acc = mancala_tablebase::metric::endgame_accuracy(&run.game, &eg.tablebase, &eg.sample, |pos| {
-            value_net.evaluate(&run.game, std::slice::from_ref(pos), &mut policy, &mut value);
-            let line = Line::from_position(run.game.clone(), *pos);
-            (value[0], agent.choose(&line))
-        });
+        let acc = mancala_tablebase::metric::endgame_accuracy(
+            &run.game,
+            &eg.tablebase,
+            &eg.sample,
+            |pos| {
+                value_net.evaluate(
+                    &run.game,
+                    std::slice::from_ref(pos),
+                    &mut policy,
+                    &mut value,
+                );
+                let line = Line::from_position(run.game.clone(), *pos);
+                (value[0], agent.choose(&line))
+            },
+        );
         scalars.insert("endgame/value_sign".into(), acc.value_sign);
         scalars.insert("endgame/best_move".into(), acc.best_move);
         scalars.insert("endgame/positions".into(), acc.positions as f64);
     }
-    let record = EvalRecord { generation: best.generation, elo, scalars, published: layout::now() };
+    let record = EvalRecord {
+        generation: best.generation,
+        elo,
+        scalars,
+        published: layout::now(),
+    };
     Ok((record, games))
 }
 
@@ -141,16 +182,27 @@ pub fn run_evaluator(run: &Run, ctl: &Ctl) -> Result<(), TrainError> {
             ctl.idle();
             continue;
         };
-        let model = ctl.retry("evaluator", || run.load_model(best.generation, &best.model, &best.checksum, &device))?;
+        let model = ctl.retry("evaluator", || {
+            run.load_model(best.generation, &best.model, &best.checksum, &device)
+        })?;
         let (record, games) = evaluate(run, &model, endgames.as_ref(), &device)?;
         if ctl.stopped() {
             return Ok(());
         }
         ctl.retry("evaluator", || {
-            run.store.create(&layout::eval_games_key(record.generation), &games)?;
+            run.store
+                .create(&layout::eval_games_key(record.generation), &games)?;
             run.create_json(&layout::eval_key(record.generation), &record)
         })?;
-        let elo: Vec<String> = record.elo.iter().map(|(r, e)| format!("{r} {e:+.0}")).collect();
-        ctl.reporter.line(&format!("elo     {:>4} | {}", record.generation, elo.join(" | ")));
+        let elo: Vec<String> = record
+            .elo
+            .iter()
+            .map(|(r, e)| format!("{r} {e:+.0}"))
+            .collect();
+        ctl.reporter.line(&format!(
+            "elo     {:>4} | {}",
+            record.generation,
+            elo.join(" | ")
+        ));
     }
 }

@@ -4,7 +4,7 @@
 //! the newest promoted candidate, and a restart rewrites it if a kill came between the two.
 
 use burn::prelude::Device;
-use mancala_arena::{play_match, write_record, MatchConfig, Sprt, SprtDecision};
+use mancala_arena::{MatchConfig, Sprt, SprtDecision, play_match, write_record};
 use mancala_mcts::Agent;
 use mancala_nn::neural_agent;
 use mancala_rules::AnyGame;
@@ -29,8 +29,18 @@ pub fn reconcile(run: &Run) -> Result<BestPointer, TrainError> {
         }
     }
     let candidate: Candidate = run.read(&layout::candidate_key(promoted))?;
-    let want = BestPointer { generation: promoted, model: candidate.model, checksum: candidate.checksum };
-    if run.store.get_opt(layout::BEST)?.and_then(|b| serde_json::from_slice::<BestPointer>(&b).ok()).as_ref() != Some(&want) {
+    let want = BestPointer {
+        generation: promoted,
+        model: candidate.model,
+        checksum: candidate.checksum,
+    };
+    if run
+        .store
+        .get_opt(layout::BEST)?
+        .and_then(|b| serde_json::from_slice::<BestPointer>(&b).ok())
+        .as_ref()
+        != Some(&want)
+    {
         run.store.put(layout::BEST, &crate::run::json(&want))?;
     }
     Ok(want)
@@ -41,24 +51,49 @@ pub fn reconcile(run: &Run) -> Result<BestPointer, TrainError> {
 /// # Errors
 /// A store error.
 pub fn pending(run: &Run) -> Result<Vec<u64>, TrainError> {
-    let decided: std::collections::HashSet<u64> = run.generations(layout::GATING)?.into_iter().collect();
-    Ok(run.generations(layout::CANDIDATES)?.into_iter().filter(|g| *g > 0 && !decided.contains(g)).collect())
+    let decided: std::collections::HashSet<u64> =
+        run.generations(layout::GATING)?.into_iter().collect();
+    Ok(run
+        .generations(layout::CANDIDATES)?
+        .into_iter()
+        .filter(|g| *g > 0 && !decided.contains(g))
+        .collect())
 }
 
 /// Plays `candidate` against `best`; returns the decision and the games as JSON lines.
 ///
 /// # Errors
 /// An arena error.
-pub fn gate(run: &Run, candidate: &StoredModel, best: &StoredModel, device: &Device) -> Result<(GatingRecord, Vec<u8>), TrainError> {
+pub fn gate(
+    run: &Run,
+    candidate: &StoredModel,
+    best: &StoredModel,
+    device: &Device,
+) -> Result<(GatingRecord, Vec<u8>), TrainError> {
     let g = &run.config.gating;
     let search = run.config.search_config(g.simulations);
     let (game, device) = (run.game.clone(), device.clone());
     let (cand, best_net) = (candidate.net.clone(), best.net.clone());
     let factory = move |spec: &str, seed: u64| -> Result<Box<dyn Agent<AnyGame>>, String> {
-        let net = if spec == "candidate" { cand.clone() } else { best_net.clone() };
-        Ok(Box::new(neural_agent(&game, net, device.clone(), search.clone(), seed, spec.to_string())))
+        let net = if spec == "candidate" {
+            cand.clone()
+        } else {
+            best_net.clone()
+        };
+        Ok(Box::new(neural_agent(
+            &game,
+            net,
+            device.clone(),
+            search.clone(),
+            seed,
+            spec.to_string(),
+        )))
     };
-    let sprt = if g.sprt.is_empty() { None } else { Some(Sprt::parse(&g.sprt).map_err(|e| TrainError::Config(format!("gating.sprt: {e}")))?) };
+    let sprt = if g.sprt.is_empty() {
+        None
+    } else {
+        Some(Sprt::parse(&g.sprt).map_err(|e| TrainError::Config(format!("gating.sprt: {e}")))?)
+    };
     let config = MatchConfig {
         games: g.games,
         opening_plies: g.opening_plies,
@@ -68,9 +103,14 @@ pub fn gate(run: &Run, candidate: &StoredModel, best: &StoredModel, device: &Dev
         ..MatchConfig::default()
     };
     let mut games = Vec::new();
-    let result = play_match(&run.game, "candidate", "best", &factory, &config, &mut |record| {
-        write_record(&mut games, record).map_err(std::io::Error::other)
-    })?;
+    let result = play_match(
+        &run.game,
+        "candidate",
+        "best",
+        &factory,
+        &config,
+        &mut |record| write_record(&mut games, record).map_err(std::io::Error::other),
+    )?;
     let score = result.score();
     let promoted = match result.sprt {
         Some(r) => r.decision == SprtDecision::H1,
@@ -79,7 +119,11 @@ pub fn gate(run: &Run, candidate: &StoredModel, best: &StoredModel, device: &Dev
     let record = GatingRecord {
         generation: candidate.generation,
         best: best.generation,
-        decision: if promoted { Decision::Promoted } else { Decision::Rejected },
+        decision: if promoted {
+            Decision::Promoted
+        } else {
+            Decision::Rejected
+        },
         score,
         games: result.total.games(),
         published: layout::now(),
@@ -92,7 +136,8 @@ pub fn gate(run: &Run, candidate: &StoredModel, best: &StoredModel, device: &Dev
 /// # Errors
 /// A store error.
 pub fn record(run: &Run, record: &GatingRecord, games: &[u8]) -> Result<(), TrainError> {
-    run.store.create(&layout::gating_games_key(record.generation), games)?;
+    run.store
+        .create(&layout::gating_games_key(record.generation), games)?;
     run.create_json(&layout::gating_key(record.generation), record)?;
     if record.decision == Decision::Promoted {
         reconcile(run)?;
@@ -108,7 +153,14 @@ pub fn record(run: &Run, record: &GatingRecord, games: &[u8]) -> Result<(), Trai
 pub fn run_gatekeeper(run: &Run, ctl: &Ctl) -> Result<(), TrainError> {
     let device = mancala_nn::inference_device(&run.config.network.device)?;
     let mut best_ptr = ctl.retry("gatekeeper", || reconcile(run))?;
-    let mut best = ctl.retry("gatekeeper", || run.load_model(best_ptr.generation, &best_ptr.model, &best_ptr.checksum, &device))?;
+    let mut best = ctl.retry("gatekeeper", || {
+        run.load_model(
+            best_ptr.generation,
+            &best_ptr.model,
+            &best_ptr.checksum,
+            &device,
+        )
+    })?;
     loop {
         if ctl.stopped() {
             return Ok(());
@@ -122,11 +174,20 @@ pub fn run_gatekeeper(run: &Run, ctl: &Ctl) -> Result<(), TrainError> {
             continue;
         };
         for &old in &waiting[..waiting.len() - 1] {
-            let r = GatingRecord { generation: old, best: best_ptr.generation, decision: Decision::Superseded, score: 0.0, games: 0, published: layout::now() };
+            let r = GatingRecord {
+                generation: old,
+                best: best_ptr.generation,
+                decision: Decision::Superseded,
+                score: 0.0,
+                games: 0,
+                published: layout::now(),
+            };
             ctl.retry("gatekeeper", || record(run, &r, b""))?;
         }
         let c: Candidate = ctl.retry("gatekeeper", || run.read(&layout::candidate_key(newest)))?;
-        let candidate = ctl.retry("gatekeeper", || run.load_model(newest, &c.model, &c.checksum, &device))?;
+        let candidate = ctl.retry("gatekeeper", || {
+            run.load_model(newest, &c.model, &c.checksum, &device)
+        })?;
         let (decision, games) = gate(run, &candidate, &best, &device)?;
         if ctl.stopped() {
             return Ok(());
@@ -143,7 +204,11 @@ pub fn run_gatekeeper(run: &Run, ctl: &Ctl) -> Result<(), TrainError> {
             }
         ));
         if decision.decision == Decision::Promoted {
-            best_ptr = BestPointer { generation: newest, model: c.model, checksum: c.checksum };
+            best_ptr = BestPointer {
+                generation: newest,
+                model: c.model,
+                checksum: c.checksum,
+            };
             best = candidate;
         }
     }

@@ -11,11 +11,11 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 use std::time::Instant;
 
-use mancala_nn::{model_bytes, Batch, Learner, ModelMeta};
+use mancala_nn::{Batch, Learner, ModelMeta, model_bytes};
 use mancala_rules::Game;
-use mancala_selfplay::{parse_shard, ReplayWindow, Row};
-use rand::rngs::SmallRng;
+use mancala_selfplay::{ReplayWindow, Row, parse_shard};
 use rand::SeedableRng;
+use rand::rngs::SmallRng;
 
 use super::Ctl;
 use crate::error::TrainError;
@@ -73,14 +73,26 @@ pub fn restore(run: &Run, ctl: &Ctl) -> Result<TrainerState, TrainError> {
     let plain = mancala_nn::inference_device(&config.network.device)?;
     let stored = run.load_model(last.generation, &last.model, &last.checksum, &plain)?;
     if stored.meta.net != net_config {
-        return Err(TrainError::Corrupt { object: run.store.describe(&last.model), reason: "its network is not the config's".into() });
+        return Err(TrainError::Corrupt {
+            object: run.store.describe(&last.model),
+            reason: "its network is not the config's".into(),
+        });
     }
     let device = mancala_nn::training_device(&config.network.device)?;
-    let mut learner = Learner::from_model(net_config, config.optim_config(), device, stored.net, last.step);
+    let mut learner = Learner::from_model(
+        net_config,
+        config.optim_config(),
+        device,
+        stored.net,
+        last.step,
+    );
     if !last.optim.is_empty() {
         let bytes = run.store.get(&last.optim)?;
         if !last.optim.contains(&layout::checksum(&bytes)) {
-            return Err(TrainError::Corrupt { object: run.store.describe(&last.optim), reason: "checksum does not match its name".into() });
+            return Err(TrainError::Corrupt {
+                object: run.store.describe(&last.optim),
+                reason: "checksum does not match its name".into(),
+            });
         }
         learner.load_optimizer_bytes(bytes)?;
     }
@@ -97,13 +109,17 @@ pub fn restore(run: &Run, ctl: &Ctl) -> Result<TrainerState, TrainError> {
                 rows += r.len();
                 loaded.push(r);
             }
-            Err(e) => ctl.reporter.line(&format!("warning: trainer: skipping shard: {e}")),
+            Err(e) => ctl
+                .reporter
+                .line(&format!("warning: trainer: skipping shard: {e}")),
         }
     }
     for r in loaded.into_iter().rev() {
         window.extend(r);
     }
-    let rng = SmallRng::seed_from_u64(config.run.seed ^ last.generation.wrapping_mul(0x51_7cc1_b727_220a));
+    let rng = SmallRng::seed_from_u64(
+        config.run.seed ^ last.generation.wrapping_mul(0x51_7cc1_b727_220a),
+    );
     Ok(TrainerState {
         seen: last.ingested.iter().chain(&last.skipped).cloned().collect(),
         ingested: last.ingested.clone(),
@@ -122,7 +138,11 @@ pub fn restore(run: &Run, ctl: &Ctl) -> Result<TrainerState, TrainError> {
 
 fn read_shard(run: &Run, key: &str) -> Result<(Vec<Row>, usize), TrainError> {
     let bytes = run.store.get(key)?;
-    let (header, rows) = parse_shard(Path::new(&run.store.describe(key)), &bytes, Some(&run.game.rules_string()))?;
+    let (header, rows) = parse_shard(
+        Path::new(&run.store.describe(key)),
+        &bytes,
+        Some(&run.game.rules_string()),
+    )?;
     Ok((rows, header.games))
 }
 
@@ -170,7 +190,8 @@ pub fn ready(run: &Run, state: &TrainerState) -> bool {
 /// within `[min_steps, max_steps]`.
 pub fn steps_for(run: &Run, new_rows: u64) -> u64 {
     let t = &run.config.training;
-    ((new_rows as f64 * t.samples_per_row / t.batch_size as f64).ceil() as u64).clamp(t.min_steps, t.max_steps)
+    ((new_rows as f64 * t.samples_per_row / t.batch_size as f64).ceil() as u64)
+        .clamp(t.min_steps, t.max_steps)
 }
 
 /// Takes `steps` training steps on the window; `None` when stopped before the end (the
@@ -178,10 +199,17 @@ pub fn steps_for(run: &Run, new_rows: u64) -> u64 {
 ///
 /// # Errors
 /// [`TrainError::Run`] for an empty window or a loss that is not finite.
-pub fn train(run: &Run, state: &mut TrainerState, steps: u64, ctl: &Ctl) -> Result<Option<BTreeMap<String, f64>>, TrainError> {
+pub fn train(
+    run: &Run,
+    state: &mut TrainerState,
+    steps: u64,
+    ctl: &Ctl,
+) -> Result<Option<BTreeMap<String, f64>>, TrainError> {
     let t = &run.config.training;
     if state.window.is_empty() {
-        return Err(TrainError::Run("trainer: the replay window is empty; no shard could be read".into()));
+        return Err(TrainError::Run(
+            "trainer: the replay window is empty; no shard could be read".into(),
+        ));
     }
     let start = Instant::now();
     let mut batch = Batch::default();
@@ -191,7 +219,9 @@ pub fn train(run: &Run, state: &mut TrainerState, steps: u64, ctl: &Ctl) -> Resu
         if ctl.stopped() {
             return Ok(None);
         }
-        state.window.sample(t.batch_size, &mut state.rng, &mut batch);
+        state
+            .window
+            .sample(t.batch_size, &mut state.rng, &mut batch);
         let l = state.learner.train_step(&batch);
         if !l.total.is_finite() {
             return Err(TrainError::Run(format!(
@@ -200,7 +230,14 @@ pub fn train(run: &Run, state: &mut TrainerState, steps: u64, ctl: &Ctl) -> Resu
                 state.learner.step()
             )));
         }
-        for (acc, v) in sums.iter_mut().zip([l.policy, l.value, l.margin, l.total, l.policy_entropy, l.value_accuracy]) {
+        for (acc, v) in sums.iter_mut().zip([
+            l.policy,
+            l.value,
+            l.margin,
+            l.total,
+            l.policy_entropy,
+            l.value_accuracy,
+        ]) {
             *acc += f64::from(v);
         }
         lr = l.learning_rate;
@@ -214,7 +251,10 @@ pub fn train(run: &Run, state: &mut TrainerState, steps: u64, ctl: &Ctl) -> Resu
     s.insert("train/value_accuracy".into(), sums[5] / n);
     s.insert("train/learning_rate".into(), lr);
     s.insert("train/steps".into(), steps as f64);
-    s.insert("train/steps_per_s".into(), steps as f64 / start.elapsed().as_secs_f64().max(1e-9));
+    s.insert(
+        "train/steps_per_s".into(),
+        steps as f64 / start.elapsed().as_secs_f64().max(1e-9),
+    );
     Ok(Some(s))
 }
 
@@ -223,12 +263,21 @@ pub fn train(run: &Run, state: &mut TrainerState, steps: u64, ctl: &Ctl) -> Resu
 ///
 /// # Errors
 /// A store or serialisation error.
-pub fn publish(run: &Run, state: &mut TrainerState, mut scalars: BTreeMap<String, f64>) -> Result<Candidate, TrainError> {
+pub fn publish(
+    run: &Run,
+    state: &mut TrainerState,
+    mut scalars: BTreeMap<String, f64>,
+) -> Result<Candidate, TrainError> {
     let generation = state.last.generation + 1;
     let device = mancala_nn::inference_device(&run.config.network.device)?;
     let net = state.learner.inference_model(&device);
-    let mut meta = ModelMeta::new(run.game.rules_string(), state.learner.net_config.clone(), state.learner.step());
-    meta.extra.insert("iteration".into(), generation.to_string());
+    let mut meta = ModelMeta::new(
+        run.game.rules_string(),
+        state.learner.net_config.clone(),
+        state.learner.step(),
+    );
+    meta.extra
+        .insert("iteration".into(), generation.to_string());
     let bytes = model_bytes(&meta, &net)?;
     let checksum = layout::checksum(&bytes);
     let model = layout::model_key(generation, &checksum);
@@ -257,10 +306,13 @@ pub fn publish(run: &Run, state: &mut TrainerState, mut scalars: BTreeMap<String
     };
     run.create_json(&layout::candidate_key(generation), &candidate)?;
     state.last = candidate.clone();
-    state.last.elapsed_seconds = candidate.elapsed_seconds - state.session_start.elapsed().as_secs_f64();
+    state.last.elapsed_seconds =
+        candidate.elapsed_seconds - state.session_start.elapsed().as_secs_f64();
     state.pending_rows = 0;
     state.pending_games = 0;
-    state.window.set_capacity(run.config.window_size(generation));
+    state
+        .window
+        .set_capacity(run.config.window_size(generation));
     Ok(candidate)
 }
 
@@ -273,7 +325,9 @@ pub fn fleet_rates(run: &Run) -> Result<BTreeMap<String, f64>, TrainError> {
     let now = layout::now();
     let (mut workers, mut games, mut positions) = (0.0, 0.0, 0.0);
     for e in run.store.list(layout::WORKERS)? {
-        let Ok(beat) = run.read::<layout::WorkerBeat>(&e.key) else { continue };
+        let Ok(beat) = run.read::<layout::WorkerBeat>(&e.key) else {
+            continue;
+        };
         if now - beat.time <= 60.0 {
             workers += 1.0;
             games += beat.games_per_s;
@@ -309,19 +363,26 @@ pub fn run_trainer(run: &Run, ctl: &Ctl) -> Result<TrainerEnd, TrainError> {
         }
         let info = ctl.retry("trainer", || run.info())?;
         let budget = info.max_minutes * 60.0;
-        if state.generation() >= info.iterations || (budget > 0.0 && state.elapsed_seconds() >= budget) {
+        if state.generation() >= info.iterations
+            || (budget > 0.0 && state.elapsed_seconds() >= budget)
+        {
             return Ok(TrainerEnd::Done);
         }
         let found = ctl.retry("trainer", || ingest(run, &mut state))?;
         for (key, why) in &found.skipped {
-            ctl.reporter.line(&format!("warning: trainer: skipping shard {}: {why}", run.store.describe(key)));
+            ctl.reporter.line(&format!(
+                "warning: trainer: skipping shard {}: {why}",
+                run.store.describe(key)
+            ));
         }
         if !ready(run, &state) {
             ctl.idle();
             continue;
         }
         let steps = steps_for(run, state.pending_rows);
-        let Some(mut scalars) = train(run, &mut state, steps, ctl)? else { return Ok(TrainerEnd::Stopped) };
+        let Some(mut scalars) = train(run, &mut state, steps, ctl)? else {
+            return Ok(TrainerEnd::Stopped);
+        };
         scalars.extend(ctl.retry("trainer", || fleet_rates(run))?);
         let c = ctl.retry("trainer", || publish(run, &mut state, scalars.clone()))?;
         let get = |k: &str| c.scalars.get(k).copied().unwrap_or(f64::NAN);
