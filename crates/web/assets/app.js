@@ -165,7 +165,9 @@ function showAnalysis(a, title) {
       `(final margin ${e.final_margin >= 0 ? "+" : ""}${e.final_margin}); best: <b id="exact-best">${e.best.join(" ") || "–"}</b></p>` +
       `<p class="small">${e.moves.map(([h, v]) => `${h} ${v >= 0 ? "+" : ""}${v}`).join(" · ")}</p>`;
   } else {
-    ex.innerHTML = state.info && state.info.database ? `<p class="quiet small">Outside the endgame database (${state.info.database}).</p>` : "";
+    const db = state.info && state.info.database;
+    ex.innerHTML = !db ? "" : `<p class="quiet small">` +
+      (state.game && db === state.game.rules ? "Outside the endgame database." : `The endgame database is for ${db}.`) + `</p>`;
   }
 }
 

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use burn::prelude::{Device, Tensor, TensorData};
 use mancala_mcts::{Evaluator, NodeId, NodeState, RolloutEvaluator, Search, SearchConfig};
 use mancala_nn::{load_model, ModelMeta, Net, NeuralEvaluator};
-use mancala_rules::{Action, AnyGame, Game, Line, MAX_ACTIONS};
+use mancala_rules::{Action, AnyGame, Game, Line};
 use mancala_tablebase::Tablebase;
 use serde::{Deserialize, Serialize};
 
@@ -44,8 +44,9 @@ enum Brain {
 pub struct Brains {
     model: Option<(PathBuf, ModelMeta, Net)>,
     shipped: Option<ShippedModels>,
-    /// Shipped network by rules string (`None`: none for these rules).
-    shipped_cache: Mutex<HashMap<String, Option<Net>>>,
+    /// Shipped networks already decoded, by rules string. Only found ones are kept, so the
+    /// table cannot grow with the rules strings people try (looking up a miss is cheap).
+    shipped_cache: Mutex<HashMap<String, Net>>,
     checkpoints: Mutex<Vec<(PathBuf, ModelMeta, Net)>>,
     pub tablebase: Option<Arc<Tablebase>>,
 }
@@ -115,7 +116,13 @@ impl Brains {
         }
         let Some(find) = self.shipped else { return Ok(Brain::Rollouts) };
         let mut cache = self.shipped_cache.lock().expect("shipped model cache lock");
-        let net = cache.entry(rules).or_insert_with(|| find(game).map(|(_, net)| net)).clone();
+        let net = match cache.get(&rules) {
+            Some(net) => Some(net.clone()),
+            None => find(game).map(|(_, net)| {
+                cache.insert(rules, net.clone());
+                net
+            }),
+        };
         Ok(match net {
             Some(net) => Brain::Network { net: Box::new(net), name: format!("shipped {} network", game.family()) },
             None => Brain::Rollouts,
@@ -127,10 +134,16 @@ impl Brains {
     /// # Errors
     /// As loading the opponent's network.
     pub fn describe(&self, game: &AnyGame, opponent: &Opponent) -> Result<String, WebError> {
-        Ok(match self.brain(game, opponent)? {
+        Ok(self.brain(game, opponent)?.describe())
+    }
+}
+
+impl Brain {
+    fn describe(&self) -> String {
+        match self {
             Brain::Network { name, .. } => format!("MCTS guided by the {name}"),
             Brain::Rollouts => "MCTS with random rollouts (no network for these rules)".into(),
-        })
+        }
     }
 }
 
@@ -225,7 +238,7 @@ pub struct Thought {
 pub fn think(brains: &Brains, opponent: &Opponent, line: &Line<AnyGame>, strength: Strength, limits: &SearchLimits, seed: u64) -> Result<Thought, WebError> {
     let game = line.game().clone();
     let brain = brains.brain(&game, opponent)?;
-    let engine = brains.describe(&game, opponent)?;
+    let engine = brain.describe();
     let started = Instant::now();
     let (simulations, time) = match strength {
         Strength::Simulations(n) => (n, limits.max_think),
@@ -354,9 +367,7 @@ pub fn exact(brains: &Brains, line: &Line<AnyGame>) -> Option<Exact> {
     tb.check_game(game).ok()?;
     let probe = tb.probe(game, line.position())?;
     let side = line.side_to_move();
-    let mut moves: Vec<(String, i32)> =
-        probe.legal.iter().map(|a| (game.move_label(side, a), i32::from(probe.move_values[usize::from(a)]))).collect();
-    moves.truncate(MAX_ACTIONS);
+    let moves = probe.legal.iter().map(|a| (game.move_label(side, a), i32::from(probe.move_values[usize::from(a)]))).collect();
     Some(Exact {
         value: i32::from(probe.value),
         final_margin: probe.final_margin,

@@ -224,8 +224,22 @@ async fn undo_and_settings() {
     let view = ok(&app, "POST", &format!("/api/games/{id}/settings"), Some(json!({"engine_side": "none", "strength": {"milliseconds": 50}}))).await;
     assert_eq!(view["engine_side"], Value::Null);
     assert_eq!(view["strength"], json!({"milliseconds": 50}));
+    // A time budget still gives a move (the search always completes one simulation).
+    let moved = ok(&app, "POST", &format!("/api/games/{id}/engine-move"), None).await;
+    assert!(moved["thought"]["simulations"].as_u64().unwrap() >= 1);
+    assert_matches_rules(&moved["game"]);
     let (status, _) = call(&app, "DELETE", &format!("/api/games/{id}"), None).await;
     assert_eq!(status, StatusCode::NO_CONTENT);
+}
+
+#[tokio::test]
+async fn a_full_engine_queue_answers_503() {
+    let app = router(common::app(ServerConfig { engine_queue: 0, ..common::config() }));
+    let id = new_game(&app, json!({})).await["id"].as_str().unwrap().to_string();
+    let message = refused(&app, "POST", &format!("/api/games/{id}/engine-move"), None, StatusCode::SERVICE_UNAVAILABLE).await;
+    assert!(message.contains("busy"), "{message}");
+    // The game itself is untouched and still plays.
+    ok(&app, "POST", &format!("/api/games/{id}/move"), Some(json!({"house": "A"}))).await;
 }
 
 #[tokio::test]
