@@ -124,8 +124,9 @@ const Board = (() => {
     names.forEach((k, i) => {
       const colour = colours[i % colours.length];
       el("polyline", { stroke: colour, points: series[k].map((p) => `${sx(p[0]).toFixed(1)},${sy(p[1]).toFixed(1)}`).join(" "), "data-series": k }, svg);
-      const t = el("text", { x: L + (i % 4) * 128, y: H - 6 - Math.floor(i / 4) * 12, fill: colour }, svg);
-      t.textContent = k;
+      // A style, not a fill attribute: the page's stylesheet colours chart text grey.
+      const t = el("text", { x: L + (i % 4) * 128, y: H - 6 - Math.floor(i / 4) * 12, style: `fill: ${colour}` }, svg);
+      t.textContent = k.replace(/^(elo|loss)\//, "");
     });
   }
 
