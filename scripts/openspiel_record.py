@@ -13,24 +13,24 @@ Writes `oware.jsonl` and `mancala.jsonl`, one game a line:
      "end": "majority", "openspiel_final": "..."}
 
 `positions[i]` is the position after `moves[i]` and `legal[i]` the moves legal before it,
-written in the engine protocol (PROTOCOL.md): `SIDE | S0 S1 | P0 ... P11 | STATUS`, pits in
-RULES.md order (South A-F = 0..5, North a-f = 6..11, sowing A->F->a->f), moves as pit labels.
+written in the engine protocol (docs/protocol.md): `SIDE | S0 S1 | P0 ... P11 | STATUS`, pits in
+docs/rules.md order (South A-F = 0..5, North a-f = 6..11, sowing A->F->a->f), moves as pit labels.
 `end` says how the game ended; `openspiel_final` is OpenSpiel's own last board, for reference.
 
-Every ply is also replayed by a small shadow implementation of RULES.md's defaults below, and
+Every ply is also replayed by a small shadow implementation of docs/rules.md's defaults below, and
 the shadow must agree with OpenSpiel exactly (legal moves, board, scores, side to move) before
-a game is written. OpenSpiel differs from RULES.md only in how it books the end of a game:
+a game is written. OpenSpiel differs from docs/rules.md only in how it books the end of a game:
 
 * oware: when a player reaches a majority (or 24-24), OpenSpiel also moves every seed left
   on the board into its row owner's score (CollectAndTerminate runs whenever the next player
-  has no legal move, which includes every terminal state). RULES.md ends the game there and
+  has no legal move, which includes every terminal state). docs/rules.md ends the game there and
   leaves the board as it is; the outcome's sign is the same, the margin is not. The recorded
-  final position is the RULES.md one (the board before OpenSpiel's collection), and the
+  final position is the docs/rules.md one (the board before OpenSpiel's collection), and the
   shadow checks that collecting it gives OpenSpiel's final board.
 * oware: OpenSpiel has no ply limit, it refuses a 1001st move (kMaxGameLength = 1000);
-  RULES.md ends the game after `max_plies` = 1000. Games that reach 1000 plies are skipped.
+  docs/rules.md ends the game after `max_plies` = 1000. Games that reach 1000 plies are skipped.
 * mancala: when a row is empty OpenSpiel leaves the seeds on the board and counts them for the
-  row owner in Returns(); RULES.md gives them to the owner, so the recorded final position has
+  row owner in Returns(); docs/rules.md gives them to the owner, so the recorded final position has
   them in the stores and every pit empty (this is a matter of bookkeeping, not of rules).
   The side of a finished game is OpenSpiel's internal next player (the mover again after a
   last seed in its store).
@@ -86,7 +86,7 @@ def check(cond, what):
 
 
 # --------------------------------------------------------------------------------------------
-# Oware (Abapa), RULES.md section 1 with every option at its default.
+# Oware (Abapa), docs/rules.md section 1 with every option at its default.
 
 
 class OwareShadow:
@@ -184,7 +184,7 @@ def record_oware(seed):
     moves, positions, legal = [], [], []
     while not state.is_terminal():
         if len(moves) >= MAX_PLIES - 1:
-            return None  # RULES.md's max_plies would end it; OpenSpiel refuses move 1001
+            return None  # docs/rules.md's max_plies would end it; OpenSpiel refuses move 1001
         side = state.current_player()
         actions = state.legal_actions()
         check(side == shadow.side, f"side to move: openspiel {side}, shadow {shadow.side}")
@@ -228,7 +228,7 @@ def record_oware(seed):
 
 
 # --------------------------------------------------------------------------------------------
-# Kalah(6,4), RULES.md section 2 with every option at its default.
+# Kalah(6,4), docs/rules.md section 2 with every option at its default.
 #
 # OpenSpiel's mancala board has 14 entries: [0] North's store, [1..6] South's houses A-F,
 # [7] South's store, [8..13] North's houses a-f. Actions are board indices (1-6 South, 8-13
@@ -354,7 +354,7 @@ def main():
                 try:
                     game = record(seed)
                 except Mismatch as e:
-                    print(f"{name} seed {seed}: OpenSpiel and RULES.md disagree: {e}", file=sys.stderr)
+                    print(f"{name} seed {seed}: OpenSpiel and docs/rules.md disagree: {e}", file=sys.stderr)
                     failed = True
                     game = None
                 if game is None:

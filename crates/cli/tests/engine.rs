@@ -1,5 +1,5 @@
 //! `mancala-zero engine` end to end: the built binary driven through its stdin, its whole
-//! output checked against PROTOCOL.md and against the rules crate.
+//! output checked against docs/protocol.md and against the rules crate.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -8,7 +8,7 @@ use mancala_rules::{Game, Line, parse_rules};
 
 const BIN: &str = env!("CARGO_BIN_EXE_mancala-zero");
 
-/// The commands of PROTOCOL.md, in the order `list_commands` answers them.
+/// The commands of docs/protocol.md, in the order `list_commands` answers them.
 const PROTOCOL_COMMANDS: &[&str] = &[
     "protocol_version",
     "name",

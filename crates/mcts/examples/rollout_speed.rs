@@ -1,5 +1,5 @@
-//! Rollout MCTS simulations a second from the opening on one thread (DESIGN.md target for
-//! Oware: 200,000). A figure to read, not a test:
+//! Rollout MCTS simulations a second from the opening on one thread (the speed target of
+//! docs/design.md for Oware: 200,000). A figure to read, not a test:
 //! `cargo run --release -p mancala-mcts --example rollout_speed -- [simulations] [repeats] [rules]`.
 //! Runs the game chosen at run time ([`AnyGame`], as agents and self-play use it) and, for
 //! plain `oware`, the concrete [`Oware`] type as well.

@@ -99,7 +99,7 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
     /// Seeds captured (or in the stores) of each player.
     fn scores(&self, pos: &Self::Position) -> ByPlayer<u16>;
 
-    /// Seeds in every pit, in pit index order (RULES.md conventions).
+    /// Seeds in every pit, in pit index order (docs/rules.md, "Conventions").
     fn pits<'a>(&self, pos: &'a Self::Position) -> &'a [u8];
 
     /// The player who may sow pit `pit` (Ba-awa: its controller; elsewhere its row's owner).

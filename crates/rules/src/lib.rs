@@ -1,5 +1,5 @@
 //! Rules of the sowing games (the mancala family): Oware with its variants (Abapa, Ouril,
-//! Awale, grand-slam rules), Kalah, Ba-awa and Owela, as `RULES.md` specifies them.
+//! Awale, grand-slam rules), Kalah, Ba-awa and Owela, as `docs/rules.md` describes them.
 //!
 //! Every game implements [`Game`]; positions are small `Copy` values and playing a move does
 //! not allocate. [`parse_rules`] turns a rules string into an [`AnyGame`].

@@ -1,4 +1,4 @@
-//! Owela (Namibia, four ranks), RULES.md section 4.
+//! Owela (Namibia, four ranks), docs/rules.md section 4.
 //!
 //! Each player owns two rows (`columns` pits each) that form a closed loop: the outer row
 //! from the owner's left to right, then the inner row from the owner's right to left. Own pit
@@ -8,7 +8,7 @@
 //! `columns-1-c`. For a mover's inner pit `j` the opponent's pits in that column are the
 //! opponent's own pits `j - columns` (outer) and `3*columns-1-j` (inner).
 //!
-//! Decisions where the source text is silent (RULES.md decides the rest):
+//! Decisions where the source text is silent (docs/rules.md section 4 has the rest):
 //! - Sowing does not skip the pit it started from: a sowing of `2*columns` or more seeds
 //!   laps the whole loop. A pit "held seeds before" when it was not empty just before the
 //!   last seed fell into it (seeds dropped earlier in the same sowing count).

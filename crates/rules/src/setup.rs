@@ -7,9 +7,9 @@ use std::str::FromStr;
 use crate::error::SetupError;
 use crate::player::{ByPlayer, Player};
 
-/// `SIDE | S0 S1 | P0 P1 ... Pk | STATUS [| C0 ... Ck]` (PROTOCOL.md): side to move, seeds
-/// captured (or in the stores), seeds in every pit in index order, and for Ba-awa the
-/// controller of every pit.
+/// `SIDE | S0 S1 | P0 P1 ... Pk | STATUS [| C0 ... Ck]` (docs/protocol.md, "`position`"):
+/// side to move, seeds captured (or in the stores), seeds in every pit in index order, and
+/// for Ba-awa the controller of every pit.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Setup {
     pub side: Player,

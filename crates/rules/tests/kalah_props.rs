@@ -1,5 +1,5 @@
 //! Property tests of Kalah over random games, for many sizes and option combinations, plus a
-//! seed-by-seed model of RULES.md section 2 that every move is checked against.
+//! seed-by-seed model of docs/rules.md section 2 that every move is checked against.
 
 use mancala_rules::kalah::{Kalah, KalahPosition};
 use mancala_rules::{Action, AnyGame, Game, Line, Player, Setup, Status, parse_rules};
@@ -22,7 +22,7 @@ fn rules_strategy() -> impl Strategy<Value = String> {
     })
 }
 
-/// RULES.md section 2 written out seed by seed, on a plain board: houses of South, South's
+/// docs/rules.md section 2 written out seed by seed, on a plain board: houses of South, South's
 /// store, houses of North, North's store (the usual drawing of a Kalah board).
 struct Model {
     h: usize,

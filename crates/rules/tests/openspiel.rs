@@ -1,5 +1,5 @@
 //! Oware and Kalah with default options agree move by move with OpenSpiel's `oware` and
-//! `mancala` (RULES.md, "What the tests must show").
+//! `mancala` (docs/rules.md, "Tests").
 //!
 //! `tests/data/openspiel/{oware,mancala}.jsonl` hold random games played by OpenSpiel and
 //! recorded by `scripts/openspiel_record.py`: one JSON object a line with the moves (pit
@@ -10,7 +10,7 @@
 //!
 //! Where OpenSpiel only books the end of a game differently (it moves the seeds left on the
 //! board into the scores when an Oware game is won by a majority; it leaves a Kalah row's seeds
-//! on the board), the recorded final position is written the RULES.md way; the script's header
+//! on the board), the recorded final position is written the docs/rules.md way; the script's header
 //! says exactly what it changed, and each game keeps OpenSpiel's own last board in
 //! `openspiel_final`.
 

@@ -162,8 +162,9 @@ proptest! {
             prop_assert_eq!(line.status().is_over(), model.is_terminal());
             let ours = game.to_setup(line.position());
             // OpenSpiel lets each player take their own row after every game-ending move, a
-            // majority included (its LegalActions is empty when terminal); RULES.md rule 7
-            // leaves the seeds on the board then. Taking them here must give its scores.
+            // majority included (its LegalActions is empty when terminal); Oware rule 7 of
+            // docs/rules.md leaves the seeds on the board then. Taking them here must give its
+            // scores.
             let h = ours.pits.len() / 2;
             let row = |r: usize| ours.pits[r * h..(r + 1) * h].iter().map(|&c| u16::from(c)).sum::<u16>();
             if model.is_terminal() {
@@ -335,9 +336,9 @@ fn max_plies_ply_count_is_not_identity() {
 }
 
 
-/// Random-playout speed on one core (legal moves, a random pick, play, status), the
-/// DESIGN.md headline: `cargo test --release -p mancala-rules --test oware_props -- --ignored
-/// --nocapture`.
+/// Random-playout speed on one core (legal moves, a random pick, play, status), the first
+/// speed target of docs/design.md: `cargo test --release -p mancala-rules --test oware_props
+/// -- --ignored --nocapture`.
 #[test]
 #[ignore = "a timing, not a check"]
 fn playout_speed() {

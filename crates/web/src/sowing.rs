@@ -1,7 +1,7 @@
 //! The seed-by-seed course of a move, for the page to show the sowing step by step.
 //!
 //! The rules crate plays a move in one go (its positions are packed for speed), so the path
-//! is retraced here from the rules (RULES.md): lift, one seed a pit, relays, and the seeds
+//! is retraced here from the rules (docs/rules.md): lift, one seed a pit, relays, and the seeds
 //! taken on the way. A traced course is only handed out when it agrees with what the rules
 //! crate actually played ([`steps`] checks it); otherwise the page shows the move at once.
 

@@ -64,7 +64,7 @@ struct ProbeArgs {
     /// The database file.
     #[arg(long)]
     db: PathBuf,
-    /// A position line as PROTOCOL.md writes it: `SIDE | S0 S1 | P0 ... Pk | STATUS`.
+    /// A position line as docs/protocol.md writes it: `SIDE | S0 S1 | P0 ... Pk | STATUS`.
     #[arg(long, allow_hyphen_values = true)]
     position: String,
 }

@@ -1,4 +1,4 @@
-//! Match play (RULES.md section 3, rule 6): several games in a row, control of the pits
+//! Match play (docs/rules.md section 3, rule 6): several games in a row, control of the pits
 //! changing hands with the seeds captured.
 //!
 //! After a game each player controls one pit per 4 seeds captured. Captures come in fours

@@ -1,4 +1,4 @@
-//! Ba-awa (Ghana, Twi rules; RULES.md section 3): multi-lap relay sowing over all twelve
+//! Ba-awa (Ghana, Twi rules; docs/rules.md section 3): multi-lap relay sowing over all twelve
 //! pits, fours captured while sowing, and pits that change hands between the games of a
 //! match.
 //!

@@ -1,4 +1,4 @@
-//! Kalah (RULES.md section 2): two rows of houses and a store per player; sowing passes the
+//! Kalah (docs/rules.md section 2): two rows of houses and a store per player; sowing passes the
 //! own store but never the opponent's, a last seed in the own store earns another move, and a
 //! last seed in an own empty house captures the house opposite.
 //!

@@ -14,7 +14,7 @@ pub const MAX_TOTAL_SEEDS: u32 = 255;
 /// The option keys, as the canonical rules string writes them.
 const KEYS: &[&str] = &["houses", "seeds", "empty_capture", "end"];
 
-/// When the game ends (RULES.md 2.4).
+/// When the game ends (docs/rules.md section 2, rule 4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum KalahEnd {
     /// After any move, if either row is empty (OpenSpiel's `mancala`).

@@ -1,4 +1,4 @@
-//! The Oware family (RULES.md section 1): Abapa (the default, as OpenSpiel's `oware`),
+//! The Oware family (docs/rules.md section 1): Abapa (the default, as OpenSpiel's `oware`),
 //! Ouril, Awale and the grand-slam variants, on `2 x houses` boards.
 //!
 //! ```
@@ -17,7 +17,7 @@
 //! assert_eq!(game.pits(&pos), &[4, 4, 4, 0, 5, 5, 5, 5, 4, 4, 4, 4]);
 //! ```
 //!
-//! Decisions where RULES.md leaves room (all documented again where they are coded):
+//! Decisions where the sources leave room (docs/rules.md marks them "Decided in code"):
 //! - Rule 5, `unfed_end=mover-takes`: the seeds left go to the player whose row holds them.
 //!   When the player to move cannot feed, that is every seed, to the player to move (the rule
 //!   as written, and OpenSpiel's `CollectAndTerminate`). When the player to move has no seed

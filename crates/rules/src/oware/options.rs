@@ -1,4 +1,4 @@
-//! The Oware family's rule options (RULES.md section 1) and how a rules string sets them.
+//! The Oware family's rule options (docs/rules.md section 1) and how a rules string sets them.
 
 use std::fmt;
 

@@ -1,4 +1,4 @@
-//! `mancala-zero engine`: the text protocol of PROTOCOL.md on stdin/stdout.
+//! `mancala-zero engine`: the text protocol of docs/protocol.md on stdin/stdout.
 //!
 //! - `protocol.rs`: framing (`[id] name [args]`, `=`/`?` answers) and the read loop.
 //! - `commands.rs`: the [`Engine`] and what every command does.
@@ -38,7 +38,7 @@ pub struct Args {
 }
 
 const AFTER_HELP: &str = "\
-The protocol (PROTOCOL.md): one command a line, `[id] name [args]`; answers `=[id] result` or
+The protocol (docs/protocol.md): one command a line, `[id] name [args]`; answers `=[id] result` or
 `?[id] message`, each followed by an empty line. `list_commands` lists the commands.
 
 Search: MCTS guided by --model, or by the shipped network of the game (Oware, Kalah), or\nwith random rollouts (other games, or --no-model). `set` changes, for the next

@@ -1,4 +1,4 @@
-//! Framing of the engine protocol (PROTOCOL.md), modelled on GTP: one command a line,
+//! Framing of the engine protocol (docs/protocol.md), modelled on GTP: one command a line,
 //! `[id] name [args...]`; answers `=[id] result` or `?[id] message`, each ended by one empty
 //! line. Blank lines and `#` lines are ignored; only `quit` or the end of input ends the loop.
 
