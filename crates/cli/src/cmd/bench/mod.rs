@@ -2,7 +2,7 @@
 //!
 //! Each kind prints a few figures and, as its last line, the one figure it is named after
 //! (`moves/s: N`, `simulations/s: N`, `train step (batch 256): X ms`), so scripts can read
-//! the last line. Nothing here asserts a speed: DESIGN.md's targets are for a person to
+//! the last line. Nothing here asserts a speed: the targets in docs/design.md are for a person to
 //! compare, on a quiet machine.
 
 mod mcts;
