@@ -22,6 +22,8 @@ pub struct SelfPlayConfig {
     pub full_search_share: f64,
     /// Plies played with `temperature`; later plies take the most visited move.
     pub temperature_plies: u32,
+    /// PUCT root: in those plies moves are sampled with visits^(1/temperature) (0 to 10; 0:
+    /// the most visited move).
     pub temperature: f32,
     /// Leaves each search hands out per batched network call.
     pub leaves_per_gather: usize,

@@ -27,21 +27,30 @@ pub const SHIPPED: &[(&str, &str)] = &[
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RunConfig {
+    /// `[run]`: seed and limits of the run.
     #[serde(default)]
     pub run: RunSection,
+    /// `[game]`: the rules the run plays (the only required table).
     pub game: GameSection,
+    /// `[network]`: the network's shape and device.
     #[serde(default)]
     pub network: NetworkSection,
+    /// `[search]`: search settings shared by self-play, gating and evaluation.
     #[serde(default)]
     pub search: SearchSection,
+    /// `[selfplay]`: how self-play games are played and recorded (`mancala_selfplay`).
     #[serde(default)]
     pub selfplay: SelfPlayConfig,
+    /// `[training]`: the trainer's batch, replay window and optimiser.
     #[serde(default)]
     pub training: TrainingSection,
+    /// `[gating]`: how a candidate is played against the best.
     #[serde(default)]
     pub gating: GatingSection,
+    /// `[evaluation]`: how each new best is measured against fixed references.
     #[serde(default)]
     pub evaluation: EvaluationSection,
+    /// `[logging]`: TensorBoard and progress output.
     #[serde(default)]
     pub logging: LoggingSection,
 }
@@ -79,7 +88,9 @@ pub struct GameSection {
 pub struct NetworkSection {
     /// `mlp` or `conv`.
     pub architecture: String,
+    /// Hidden units of the MLP's residual blocks, or channels of the conv tower (1 to 4096).
     pub width: usize,
+    /// Residual blocks (1 to 64).
     pub blocks: usize,
     /// `flex` (CPU), `cuda` or `wgpu`.
     pub device: String,
@@ -99,12 +110,17 @@ impl Default for NetworkSection {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SearchSection {
+    /// Exploration constant of PUCT (above 0).
     pub c_puct: f32,
+    /// First-play urgency: an unvisited child counts as its parent's value minus this.
     pub fpu_reduction: f32,
     /// `puct` or `gumbel`.
     pub root: String,
+    /// Root Dirichlet noise of self-play's full searches: alpha = this / legal moves (above 0).
     pub dirichlet_alpha_total: f32,
+    /// Share of the root prior replaced by that noise (0 to 1).
     pub dirichlet_fraction: f32,
+    /// Gumbel root: how many root actions are sampled (m).
     pub gumbel_actions: usize,
 }
 
@@ -125,18 +141,26 @@ impl Default for SearchSection {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TrainingSection {
+    /// Rows a training step (at least 1).
     pub batch_size: usize,
     /// Each new row is sampled about this many times: steps = new rows * this / batch size.
     pub samples_per_row: f64,
+    /// Fewest training steps before a candidate is published.
     pub min_steps: u64,
+    /// Most training steps before a candidate is published (at least `min_steps`).
     pub max_steps: u64,
     /// Replay window: starts at `window_min` rows and grows by `window_growth` an iteration
     /// up to `window_max`.
     pub window_min: usize,
+    /// Most rows the replay window holds.
     pub window_max: usize,
+    /// Rows the replay window grows by each iteration.
     pub window_growth: usize,
+    /// AdamW learning rate after the warm-up, before the schedule (in (0, 1)).
     pub learning_rate: f64,
+    /// AdamW weight decay.
     pub weight_decay: f32,
+    /// Steps over which the learning rate rises linearly to `learning_rate`.
     pub warmup_steps: u64,
     /// `constant`, `cosine` or `step`.
     pub schedule: String,
@@ -144,7 +168,9 @@ pub struct TrainingSection {
     pub schedule_steps: u64,
     /// Cosine: final share of the rate; step: factor at each decay.
     pub schedule_factor: f64,
+    /// Largest gradient norm; 0 turns clipping off.
     pub grad_clip: f32,
+    /// Weight of the seed-margin loss beside the policy and value losses.
     pub margin_weight: f32,
 }
 
@@ -176,12 +202,15 @@ impl Default for TrainingSection {
 pub struct GatingSection {
     /// Games of candidate against best (even).
     pub games: u32,
+    /// Simulations a move for both sides.
     pub simulations: u32,
     /// Promote when the candidate scores at least this (draws half).
     pub threshold: f64,
     /// Instead of the threshold, an SPRT `elo0,elo1[,alpha,beta]` (empty: off).
     pub sprt: String,
+    /// Random plies from the start that both games of a pair begin with.
     pub opening_plies: usize,
+    /// Threads that play the games (at least 1).
     pub threads: usize,
 }
 
@@ -203,16 +232,21 @@ impl Default for GatingSection {
 pub struct EvaluationSection {
     /// Measure Elo against the references every this many iterations (0: never).
     pub every: u64,
+    /// Games against each reference (even).
     pub games: u32,
+    /// Simulations a move of the network's search.
     pub simulations: u32,
     /// Agent specs: `random`, `greedy`, `alphabeta:depth=D`, `mcts:sims=N`.
     pub references: Vec<String>,
+    /// Random plies from the start that both games of a pair begin with.
     pub opening_plies: usize,
+    /// Threads that play the games.
     pub threads: usize,
     /// An endgame database (`mancala-zero tablebase build`); empty: none. On a fixed sample of
     /// its positions the network's value sign and the search's move are checked every
     /// evaluation (`endgame/value_sign`, `endgame/best_move`).
     pub tablebase: String,
+    /// Positions of the database in that fixed sample.
     pub tablebase_positions: usize,
 }
 
@@ -239,6 +273,8 @@ impl Default for EvaluationSection {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct LoggingSection {
+    /// Write TensorBoard scalars to `tb/` beside a directory store (`train --tensorboard DIR`
+    /// chooses another folder).
     pub tensorboard: bool,
     /// Show a progress bar (also needs a terminal).
     pub progress: bool,
