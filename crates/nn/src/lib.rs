@@ -14,6 +14,7 @@ pub mod fsutil;
 pub mod model;
 #[cfg(feature = "onnx")]
 pub mod onnx;
+pub mod service;
 pub mod train;
 
 pub use agent::{neural_agent, NeuralAgent};
@@ -23,4 +24,5 @@ pub use error::NnError;
 pub use evaluator::NeuralEvaluator;
 pub use file::{load_model, model_from_bytes, model_bytes, read_model_file, save_model, ModelMeta};
 pub use model::{Architecture, Net, NetConfig, NetOutput};
+pub use service::{Blocking, InferenceService, ServiceClient, ServiceConfig, ServiceError, ServiceStats, SubmitEvaluator};
 pub use train::{Batch, Learner, Losses, LrSchedule, OptimConfig};
