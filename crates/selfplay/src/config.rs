@@ -27,7 +27,35 @@ pub struct SelfPlayConfig {
     pub temperature: f32,
     /// Leaves each search hands out per batched network call.
     pub leaves_per_gather: usize,
+    /// Where the leaves are evaluated: `direct` (each self-play thread calls its own copy of
+    /// the network) or `service` (one inference thread a worker batches the leaves of all its
+    /// threads, each of which searches half its games while the other half's batch is
+    /// evaluated: for a GPU; `direct` is the CPU default, see the README).
+    pub inference: Inference,
+    /// With `service`: most positions in one network call.
+    pub service_batch: usize,
+    /// With `service`: microseconds a batch that is not full waits for more positions after
+    /// its oldest request (no wait once every thread is waiting for an answer).
+    pub service_flush_us: u64,
 }
+
+/// How self-play threads reach the network (`selfplay.inference`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Inference {
+    /// Each thread evaluates its own batches.
+    #[default]
+    Direct,
+    /// Threads queue their leaves to one inference service (`mancala_nn::service`).
+    Service,
+}
+
+/// The largest `selfplay.service_batch` accepted: far above what any device needs, it only
+/// catches a typo that would allocate gigabytes.
+pub const MAX_SERVICE_BATCH: usize = 1 << 16;
+
+/// The longest `selfplay.service_flush_us` accepted (one second).
+pub const MAX_SERVICE_FLUSH_US: u64 = 1_000_000;
 
 impl Default for SelfPlayConfig {
     fn default() -> Self {
@@ -42,6 +70,9 @@ impl Default for SelfPlayConfig {
             temperature_plies: 12,
             temperature: 1.0,
             leaves_per_gather: 4,
+            inference: Inference::Direct,
+            service_batch: 256,
+            service_flush_us: 200,
         }
     }
 }
@@ -66,6 +97,12 @@ impl SelfPlayConfig {
         }
         if !(self.temperature >= 0.0 && self.temperature <= 10.0) {
             return Err(format!("selfplay.temperature must be in [0, 10], got {}", self.temperature));
+        }
+        if !(1..=MAX_SERVICE_BATCH).contains(&self.service_batch) {
+            return Err(format!("selfplay.service_batch must be in 1..={MAX_SERVICE_BATCH}, got {}", self.service_batch));
+        }
+        if self.service_flush_us > MAX_SERVICE_FLUSH_US {
+            return Err(format!("selfplay.service_flush_us must be at most {MAX_SERVICE_FLUSH_US} (one second), got {}", self.service_flush_us));
         }
         Ok(())
     }

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use mancala_mcts::{Evaluator, Search, SearchConfig};
-use mancala_nn::{encode, layout, Layout};
+use mancala_nn::{encode, layout, InferenceService, Layout, ServiceConfig, ServiceError, ServiceStats, SubmitEvaluator};
 use mancala_rules::{Game, Line, Player};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -68,6 +68,83 @@ where
     E: Evaluator<G>,
     F: Fn(usize) -> E + Sync,
 {
+    run_workers(config, games, progress, |w, mine, tick| {
+        let mut evaluator = make_evaluator(w);
+        worker(game, config, search, mine, seed, &mut evaluator, tick, stop)
+    })
+}
+
+/// [`play_games`] where each thread plays its games in two groups: it hands one group's
+/// leaves over ([`SubmitEvaluator::submit`]), searches the other group, and only then
+/// collects the first group's answer, so its searching overlaps the evaluation (an inference
+/// service on a GPU). Every game goes through the same search steps as in [`play_games`], so
+/// with an evaluator that answers each position the same whatever batch it comes in, the
+/// games are the same.
+#[allow(clippy::too_many_arguments)]
+pub fn play_games_pipelined<G, E, F>(
+    game: &G,
+    config: &SelfPlayConfig,
+    search: &SearchConfig,
+    games: usize,
+    seed: u64,
+    make_evaluator: F,
+    progress: &(dyn Fn(usize) + Sync),
+    stop: &AtomicBool,
+) -> SelfPlayOutput
+where
+    G: Game,
+    E: SubmitEvaluator<G>,
+    F: Fn(usize) -> E + Sync,
+{
+    run_workers(config, games, progress, |w, mine, tick| {
+        let mut evaluator = make_evaluator(w);
+        pipelined_worker(game, config, search, mine, seed, &mut evaluator, tick, stop)
+    })
+}
+
+/// [`play_games_pipelined`] through one [`InferenceService`] that owns `evaluator` (batches
+/// of at most `config.service_batch` positions, flushed after `config.service_flush_us`),
+/// each thread with its own client behind a cache of `2^cache_log2_slots` entries. Returns
+/// when the service has answered everything and ended.
+///
+/// # Errors
+/// The service could not start, or its evaluator panicked.
+#[allow(clippy::too_many_arguments)]
+pub fn play_games_served<G, E>(
+    game: &G,
+    config: &SelfPlayConfig,
+    search: &SearchConfig,
+    games: usize,
+    seed: u64,
+    evaluator: E,
+    cache_log2_slots: u32,
+    progress: &(dyn Fn(usize) + Sync),
+    stop: &AtomicBool,
+) -> Result<(SelfPlayOutput, ServiceStats), ServiceError>
+where
+    G: Game,
+    E: Evaluator<G> + 'static,
+{
+    let flush = std::time::Duration::from_micros(config.service_flush_us);
+    let service = InferenceService::start(game, evaluator, ServiceConfig { max_batch: config.service_batch, flush })?;
+    // A client panics its thread when the service's evaluator panicked; `join` below then
+    // reports why, rather than that panic.
+    let played = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        play_games_pipelined(game, config, search, games, seed, |_| service.client().cached(cache_log2_slots), progress, stop)
+    }));
+    let stats = service.join()?;
+    match played {
+        Ok(out) => Ok((out, stats)),
+        Err(panic) => std::panic::resume_unwind(panic),
+    }
+}
+
+/// Runs `work(w, games of worker w, tick)` for each of `config.threads` workers on a pool of
+/// their own and merges what they played in game order.
+fn run_workers<W>(config: &SelfPlayConfig, games: usize, progress: &(dyn Fn(usize) + Sync), work: W) -> SelfPlayOutput
+where
+    W: Fn(usize, &[usize], &dyn Fn()) -> (Vec<(usize, GameRecord)>, usize, u64) + Sync,
+{
     let start = Instant::now();
     let threads = config.threads.max(1);
     let done = AtomicUsize::new(0);
@@ -81,9 +158,8 @@ where
             .into_par_iter()
             .map(|w| {
                 let mine: Vec<usize> = (w..games).step_by(threads).collect();
-                let mut evaluator = make_evaluator(w);
                 let tick = || progress(done.fetch_add(1, Ordering::Relaxed) + 1);
-                worker(game, config, search, &mine, seed, &mut evaluator, &tick, stop)
+                work(w, &mine, &tick)
             })
             .collect()
     });
@@ -125,11 +201,10 @@ fn worker<G: Game, E: Evaluator<G>>(
             slots.push((k, new_slot(game, config, search, game_seed(seed, k))));
         }
     }
-    let mut records = Vec::with_capacity(mine.len());
+    let mut played = Played { records: Vec::with_capacity(mine.len()), moves: 0, sims: 0 };
     let mut leaves: Vec<G::Position> = Vec::new();
     let mut policies: Vec<f32> = Vec::new();
     let mut values: Vec<f32> = Vec::new();
-    let (mut moves, mut sims) = (0usize, 0u64);
     while !slots.is_empty() && !stop.load(Ordering::Relaxed) {
         leaves.clear();
         for (_, s) in slots.iter_mut() {
@@ -139,38 +214,128 @@ fn worker<G: Game, E: Evaluator<G>>(
             policies.resize(leaves.len() * a, 0.0);
             values.resize(leaves.len(), 0.0);
             evaluator.evaluate(game, &leaves, &mut policies, &mut values);
-            let mut at = 0;
-            for (_, s) in slots.iter_mut() {
-                if s.leaves > 0 {
-                    s.search.apply(&policies[at * a..(at + s.leaves) * a], &values[at..at + s.leaves]);
-                    at += s.leaves;
-                }
-            }
+            apply(&mut slots, a, &policies, &values);
         }
-        let mut i = 0;
-        while i < slots.len() {
-            let s = &mut slots[i].1;
-            if !s.search.is_done() {
-                i += 1;
-                continue;
-            }
-            sims += u64::from(s.search.simulations_done());
-            moves += 1;
-            if let Some(finished) = step(game, config, &lay, s) {
-                records.push((slots[i].0, finished));
-                tick();
-                match queue.next() {
-                    Some(k) => slots[i] = (k, new_slot(game, config, search, game_seed(seed, k))),
-                    None => {
-                        slots.swap_remove(i);
-                        continue;
-                    }
-                }
-            }
-            i += 1;
+        finish_moves(game, config, search, &lay, seed, &mut slots, &mut queue, &mut played, tick);
+    }
+    (played.records, played.moves, played.sims)
+}
+
+/// What a worker has played so far.
+struct Played {
+    records: Vec<(usize, GameRecord)>,
+    moves: usize,
+    sims: u64,
+}
+
+/// Hands each slot its leaves' answers, in the order the slots gathered them.
+fn apply<G: Game>(slots: &mut [(usize, Slot<G>)], a: usize, policies: &[f32], values: &[f32]) {
+    let mut at = 0;
+    for (_, s) in slots.iter_mut() {
+        if s.leaves > 0 {
+            s.search.apply(&policies[at * a..(at + s.leaves) * a], &values[at..at + s.leaves]);
+            at += s.leaves;
         }
     }
-    (records, moves, sims)
+}
+
+/// Plays the move of every slot whose search is done; a finished game's record goes to
+/// `played` and its slot takes the next game of `queue`, or is removed when there is none.
+#[allow(clippy::too_many_arguments)]
+fn finish_moves<G: Game>(
+    game: &G,
+    config: &SelfPlayConfig,
+    search: &SearchConfig,
+    lay: &Layout,
+    seed: u64,
+    slots: &mut Vec<(usize, Slot<G>)>,
+    queue: &mut impl Iterator<Item = usize>,
+    played: &mut Played,
+    tick: &dyn Fn(),
+) {
+    let mut i = 0;
+    while i < slots.len() {
+        let s = &mut slots[i].1;
+        if !s.search.is_done() {
+            i += 1;
+            continue;
+        }
+        played.sims += u64::from(s.search.simulations_done());
+        played.moves += 1;
+        if let Some(finished) = step(game, config, lay, s) {
+            played.records.push((slots[i].0, finished));
+            tick();
+            match queue.next() {
+                Some(k) => slots[i] = (k, new_slot(game, config, search, game_seed(seed, k))),
+                None => {
+                    slots.swap_remove(i);
+                    continue;
+                }
+            }
+        }
+        i += 1;
+    }
+}
+
+/// One of a pipelined worker's two groups of games, with the answer it waits for.
+struct Group<G: Game, T> {
+    slots: Vec<(usize, Slot<G>)>,
+    leaves: Vec<G::Position>,
+    pending: Option<T>,
+}
+
+/// Plays the games numbered in `mine`, `parallel_games` at a time in two groups that take
+/// turns: collect a group's answer, apply it and play the finished searches' moves, gather
+/// the group's next leaves and submit them; then the other group. Each game sees the same
+/// gather / apply / move sequence as in [`worker`].
+#[allow(clippy::too_many_arguments)]
+fn pipelined_worker<G: Game, E: SubmitEvaluator<G>>(
+    game: &G,
+    config: &SelfPlayConfig,
+    search: &SearchConfig,
+    mine: &[usize],
+    seed: u64,
+    evaluator: &mut E,
+    tick: &dyn Fn(),
+    stop: &AtomicBool,
+) -> (Vec<(usize, GameRecord)>, usize, u64) {
+    let lay = layout(game);
+    let a = game.action_space();
+    let mut queue = mine.iter().copied();
+    let mut groups: [Group<G, E::Ticket>; 2] = std::array::from_fn(|_| Group { slots: Vec::new(), leaves: Vec::new(), pending: None });
+    for i in 0..config.parallel_games.max(1) {
+        if let Some(k) = queue.next() {
+            groups[i % 2].slots.push((k, new_slot(game, config, search, game_seed(seed, k))));
+        }
+    }
+    let mut played = Played { records: Vec::with_capacity(mine.len()), moves: 0, sims: 0 };
+    let mut policies: Vec<f32> = Vec::new();
+    let mut values: Vec<f32> = Vec::new();
+    // A stop drops the tickets still pending: their answers are thrown away.
+    while groups.iter().any(|g| !g.slots.is_empty()) && !stop.load(Ordering::Relaxed) {
+        for g in groups.iter_mut() {
+            if let Some(ticket) = g.pending.take() {
+                policies.resize(g.leaves.len() * a, 0.0);
+                values.resize(g.leaves.len(), 0.0);
+                evaluator.collect(game, ticket, &mut policies, &mut values);
+                apply(&mut g.slots, a, &policies, &values);
+                finish_moves(game, config, search, &lay, seed, &mut g.slots, &mut queue, &mut played, tick);
+            }
+            if g.slots.is_empty() {
+                continue;
+            }
+            g.leaves.clear();
+            for (_, s) in g.slots.iter_mut() {
+                s.leaves = s.search.gather(&mut g.leaves);
+            }
+            if g.leaves.is_empty() {
+                finish_moves(game, config, search, &lay, seed, &mut g.slots, &mut queue, &mut played, tick);
+            } else {
+                g.pending = Some(evaluator.submit(game, &g.leaves));
+            }
+        }
+    }
+    (played.records, played.moves, played.sims)
 }
 
 fn new_slot<G: Game>(game: &G, config: &SelfPlayConfig, search: &SearchConfig, seed: u64) -> Slot<G> {

@@ -9,8 +9,8 @@ pub mod record;
 pub mod shard;
 pub mod window;
 
-pub use config::SelfPlayConfig;
-pub use generator::{play_games, SelfPlayOutput};
+pub use config::{Inference, SelfPlayConfig};
+pub use generator::{play_games, play_games_pipelined, play_games_served, SelfPlayOutput};
 pub use record::{GameRecord, Row};
 pub use shard::{parse_shard, read_shard, shard_bytes, write_shard, ShardError, ShardHeader};
 pub use window::ReplayWindow;

@@ -20,6 +20,7 @@ fn config(threads: usize) -> SelfPlayConfig {
         temperature_plies: 6,
         temperature: 1.0,
         leaves_per_gather: 2,
+        ..SelfPlayConfig::default()
     }
 }
 
