@@ -10,7 +10,7 @@ use std::time::Instant;
 use burn::prelude::Device;
 use mancala_nn::NeuralEvaluator;
 use mancala_rules::Game;
-use mancala_selfplay::{ShardHeader, play_games, shard_bytes};
+use mancala_selfplay::{Inference, ShardHeader, play_games, play_games_served, shard_bytes};
 use mancala_store::Created;
 
 use super::Ctl;
@@ -125,16 +125,37 @@ pub fn play_shard(
     let device = mancala_nn::inference_device(&run.config.network.device)
         .expect("the config's device was validated");
     let game = &run.game;
-    let out = play_games(
-        game,
-        &config,
-        &search,
-        sp.games_per_shard,
-        seed,
-        |_| NeuralEvaluator::new(game, model.net.clone(), device.clone()).cached(16),
-        &|_| {},
-        stop,
-    );
+    let out = match sp.inference {
+        Inference::Direct => play_games(
+            game,
+            &config,
+            &search,
+            sp.games_per_shard,
+            seed,
+            |_| NeuralEvaluator::new(game, model.net.clone(), device.clone()).cached(16),
+            &|_| {},
+            stop,
+        ),
+        // One service for all of this worker's threads, owning the only copy of the network
+        // on the device; it ends with the shard, so a new model never meets an old service.
+        Inference::Service => {
+            play_games_served(
+                game,
+                &config,
+                &search,
+                sp.games_per_shard,
+                seed,
+                NeuralEvaluator::new(game, model.net.clone(), device),
+                16,
+                &|_| {},
+                stop,
+            )
+            // Its thread could not start, or the network panicked in it: as fatal as the
+            // network panicking in a search thread of the direct path.
+            .unwrap_or_else(|e| panic!("self-play: {e}"))
+            .0
+        }
+    };
     if out.games.len() < sp.games_per_shard {
         return None;
     }
