@@ -25,4 +25,4 @@ pub use agents::{parse_agent, Agent, AgentError, AgentSpec, SearchAgent};
 pub use config::{RootKind, SearchConfig};
 pub use evaluator::{random_playout, uniform_policy, CachedEvaluator, Evaluator, RolloutEvaluator, UniformEvaluator};
 pub use search::{ChildStats, Search};
-pub use tree::{NodeId, NodeState, Tree};
+pub use tree::{Children, NodeId, NodeState, Tree};

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{HashEvaluator, position};
-use mancala_mcts::{Evaluator, NodeState, RootKind, Search, SearchConfig, UniformEvaluator};
+use mancala_mcts::{Evaluator, NodeId, NodeState, RootKind, Search, SearchConfig, UniformEvaluator};
 use mancala_rules::{AnyGame, AnyPosition, Game, parse_rules};
 
 /// Runs `searches` together, one evaluator call a round for all their leaves, checking the
@@ -29,14 +29,13 @@ fn run_together(searches: &mut [Search<AnyGame>], eval: &mut HashEvaluator) -> V
             assert!(counts[k] <= s.config().leaves_per_gather);
             let t = s.tree();
             let pending = t
-                .state
-                .iter()
-                .filter(|&&st| st == NodeState::Pending)
+                .node_ids()
+                .filter(|&n| t.state(n) == NodeState::Pending)
                 .count();
             // Each leaf handed out is a different node: as many pending nodes as leaves.
             assert_eq!(pending, counts[k], "a leaf was handed out twice");
             // Every pending leaf holds one in-flight count at the root.
-            assert_eq!(t.in_flight[0] as usize, counts[k]);
+            assert_eq!(t.in_flight(NodeId::ROOT) as usize, counts[k]);
             // Never more in use than the budget.
             assert!(s.simulations_done() + counts[k] as u32 <= s.config().simulations);
             assert!(s.simulations_done() >= sims_before);
@@ -54,10 +53,10 @@ fn run_together(searches: &mut [Search<AnyGame>], eval: &mut HashEvaluator) -> V
             s.apply(&policies[at * a..(at + n) * a], &values[at..at + n]);
             at += n;
             assert!(
-                s.tree().in_flight.iter().all(|&f| f == 0),
+                s.tree().node_ids().all(|n| s.tree().in_flight(n) == 0),
                 "in-flight counts left after apply"
             );
-            assert!(s.tree().state.iter().all(|&st| st != NodeState::Pending));
+            assert!(s.tree().node_ids().all(|n| s.tree().state(n) != NodeState::Pending));
         }
     }
     sizes
@@ -81,7 +80,7 @@ fn several_leaves_per_gather_complete_the_exact_budget() {
             let s = &searches[0];
             assert_eq!(s.simulations_done(), 500, "{rules} x{leaves}");
             // A fresh root: every simulation passed through it, its own evaluation included.
-            assert_eq!(s.tree().visits[0], 500, "{rules} x{leaves}");
+            assert_eq!(s.tree().visits(NodeId::ROOT), 500, "{rules} x{leaves}");
             let kids: u32 = s.root_children().iter().map(|k| k.visits).sum();
             assert_eq!(kids, 499, "{rules} x{leaves}");
             assert!(
@@ -105,8 +104,8 @@ fn two_searches_share_one_evaluator_call() {
     let sizes = run_together(&mut pair, &mut eval);
     assert_eq!(pair[0].simulations_done(), 300);
     assert_eq!(pair[1].simulations_done(), 200);
-    assert_eq!(pair[0].tree().visits[0], 300);
-    assert_eq!(pair[1].tree().visits[0], 200);
+    assert_eq!(pair[0].tree().visits(NodeId::ROOT), 300);
+    assert_eq!(pair[1].tree().visits(NodeId::ROOT), 200);
     assert_eq!(
         eval.calls as usize,
         sizes.len(),
@@ -125,9 +124,9 @@ fn two_searches_share_one_evaluator_call() {
 /// Simulations that ended on a finished position (no evaluation).
 fn terminal_visits<G: Game>(s: &Search<G>) -> u64 {
     let t = s.tree();
-    (0..t.len())
-        .filter(|&i| t.state[i] == NodeState::Terminal)
-        .map(|i| u64::from(t.visits[i]))
+    t.node_ids()
+        .filter(|&i| t.state(i) == NodeState::Terminal)
+        .map(|i| u64::from(t.visits(i)))
         .sum()
 }
 

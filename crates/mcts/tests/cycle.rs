@@ -14,13 +14,11 @@ use mancala_rules::{Action, AnyGame, AnyPosition, Game, Line, Player};
 const LOOP: &str = "south | 2 4 | 1 0 1 0 | ongoing";
 const ROUND: [Action; 4] = [0, 0, 1, 1];
 
-fn node_at(search: &Search<AnyGame>, path: &[Action]) -> Option<usize> {
+fn node_at(search: &Search<AnyGame>, path: &[Action]) -> Option<NodeId> {
     let t = search.tree();
-    let mut node = 0usize;
+    let mut node = NodeId::ROOT;
     for &a in path {
-        node = t
-            .children(NodeId(node as u32))
-            .find(|&c| t.action[c] == a)?;
+        node = t.children(node).find(|&c| t.action(c) == a)?;
     }
     Some(node)
 }
@@ -57,19 +55,19 @@ fn repetition_inside_the_tree_ends_the_game() {
     assert_eq!(t.len(), 5, "a single forced line of four moves");
     for (depth, _) in ROUND.iter().enumerate().take(3) {
         let i = node_at(&search, &ROUND[..=depth]).unwrap();
-        assert_eq!(t.state[i], NodeState::Expanded, "depth {}", depth + 1);
+        assert_eq!(t.state(i), NodeState::Expanded, "depth {}", depth + 1);
     }
     let end = node_at(&search, &ROUND).unwrap();
-    assert_eq!(t.state[end], NodeState::Terminal);
+    assert_eq!(t.state(end), NodeState::Terminal);
     assert_eq!(
-        t.pos[end],
+        *t.position(end),
         *line.position(),
         "settled as the rules settle it"
     );
-    assert_eq!(t.side[end], Player::South);
-    assert_eq!(t.terminal_value[end], -1.0);
+    assert_eq!(t.side(end), Player::South);
+    assert_eq!(t.terminal_value(end), -1.0);
     // Every simulation after the first four reaches the end: the root's value tends to -1.
-    assert_eq!(t.visits[end], 20 - 4);
+    assert_eq!(t.visits(end), 20 - 4);
     assert!(search.root_value() < -0.7, "{}", search.root_value());
 }
 
@@ -91,9 +89,9 @@ fn repetition_of_a_position_before_the_root_ends_the_game() {
     search.run(&mut UniformEvaluator);
     let end = node_at(&search, &ROUND[2..]).unwrap();
     let t = search.tree();
-    assert_eq!(t.state[end], NodeState::Terminal);
-    assert_eq!(t.pos[end], *line_after(&game, pos, &ROUND).position());
-    assert_eq!(t.terminal_value[end], -1.0);
+    assert_eq!(t.state(end), NodeState::Terminal);
+    assert_eq!(*t.position(end), *line_after(&game, pos, &ROUND).position());
+    assert_eq!(t.terminal_value(end), -1.0);
 
     // Without the history the same two moves do not repeat anything.
     let mut fresh = Search::new(
@@ -107,7 +105,7 @@ fn repetition_of_a_position_before_the_root_ends_the_game() {
     fresh.set_root(*line.position(), std::iter::empty());
     fresh.run(&mut UniformEvaluator);
     let i = node_at(&fresh, &ROUND[2..]).unwrap();
-    assert_eq!(fresh.tree().state[i], NodeState::Expanded);
+    assert_eq!(fresh.tree().state(i), NodeState::Expanded);
 }
 
 /// With `cycle=plies:N` a repetition is just another position.
@@ -125,9 +123,9 @@ fn without_the_repetition_rule_the_loop_goes_on() {
     search.set_root(pos, std::iter::empty());
     search.run(&mut UniformEvaluator);
     let i = node_at(&search, &ROUND).unwrap();
-    assert_eq!(search.tree().state[i], NodeState::Expanded);
+    assert_eq!(search.tree().state(i), NodeState::Expanded);
     // The same board and scores (the position's ply counters move on).
-    assert_eq!(game.to_setup(&search.tree().pos[i]), game.to_setup(&pos));
+    assert_eq!(game.to_setup(search.tree().position(i)), game.to_setup(&pos));
 }
 
 /// Tree reuse keeps the window: after advancing A and a, the search still sees the cycle.
@@ -149,7 +147,7 @@ fn advance_carries_the_repetition_window() {
     // The kept subtree already has the settled node; a new search from a tree rebuilt with
     // advance on unexpanded children must find it too.
     let end = node_at(&search, &ROUND[2..]).unwrap();
-    assert_eq!(search.tree().state[end], NodeState::Terminal);
+    assert_eq!(search.tree().state(end), NodeState::Terminal);
 
     let mut rebuilt = Search::new(
         game.clone(),
@@ -164,8 +162,8 @@ fn advance_carries_the_repetition_window() {
     rebuilt.advance(0);
     rebuilt.run(&mut UniformEvaluator);
     let end = node_at(&rebuilt, &ROUND[2..]).unwrap();
-    assert_eq!(rebuilt.tree().state[end], NodeState::Terminal);
-    assert_eq!(rebuilt.tree().terminal_value[end], -1.0);
+    assert_eq!(rebuilt.tree().state(end), NodeState::Terminal);
+    assert_eq!(rebuilt.tree().terminal_value(end), -1.0);
 }
 
 /// Advancing into a child the search never looked at, whose move closes the cycle: the new
@@ -185,7 +183,7 @@ fn advance_into_an_unexpanded_child_applies_the_cycle_rule() {
     search.set_root_line(&line);
     search.run(&mut UniformEvaluator);
     assert_eq!(
-        search.tree().state[node_at(&search, &[1]).unwrap()],
+        search.tree().state(node_at(&search, &[1]).unwrap()),
         NodeState::Fresh
     );
     search.advance(1);
@@ -240,32 +238,32 @@ fn tree_positions_agree_with_the_line_in_oware_endgames() {
         search.run(&mut HashEvaluator::default());
         let t = search.tree();
         let mut settled = 0;
-        let mut stack = vec![(0usize, Line::from_position(game.clone(), pos))];
+        let mut stack = vec![(NodeId::ROOT, Line::from_position(game.clone(), pos))];
         while let Some((i, line)) = stack.pop() {
-            if t.state[i] == NodeState::Fresh {
+            if t.state(i) == NodeState::Fresh {
                 continue;
             }
             assert_eq!(
-                t.pos[i],
+                *t.position(i),
                 *line.position(),
                 "{rules}: node {i} after {:?}",
                 line.move_labels()
             );
             assert_eq!(
-                t.state[i] == NodeState::Terminal,
+                t.state(i) == NodeState::Terminal,
                 line.status().is_over(),
                 "{rules}: node {i}"
             );
-            if i != 0 {
+            if i != NodeId::ROOT {
                 let mut raw = *line.positions().nth(line.len() - 1).unwrap();
                 game.play_unchecked(&mut raw, line.moves().last().unwrap());
-                if raw != t.pos[i] {
+                if raw != *t.position(i) {
                     settled += 1;
                 }
             }
-            for c in t.children(NodeId(i as u32)) {
+            for c in t.children(i) {
                 let mut next = line.clone();
-                next.play(t.action[c]).unwrap();
+                next.play(t.action(c)).unwrap();
                 stack.push((c, next));
             }
         }

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{HashEvaluator, ToyEvaluator, ToyGame, ToyNode, position};
-use mancala_mcts::{AgentError, Search, SearchConfig, parse_agent};
+use mancala_mcts::{AgentError, NodeId, Search, SearchConfig, parse_agent};
 use mancala_rules::{Game, Line, Player, parse_rules};
 
 const S: Player = Player::South;
@@ -69,7 +69,7 @@ fn virtual_loss_spreads_a_batch_by_hand() {
     assert_eq!(eval.batches[0], vec![0]);
     assert_eq!(eval.batches[1], vec![1, 2]);
     assert_eq!(search.simulations_done(), 5);
-    assert!(search.tree().in_flight.iter().all(|&f| f == 0));
+    assert!(search.tree().node_ids().all(|n| search.tree().in_flight(n) == 0));
 }
 
 /// A virtual loss of zero lets the second descent follow the first one into the pending
@@ -109,7 +109,7 @@ fn terminal_visits_are_simulations() {
     search.run(&mut eval);
     assert_eq!(eval.batches, vec![vec![0]]);
     assert_eq!(search.simulations_done(), 10);
-    assert_eq!(search.tree().visits[0], 10);
+    assert_eq!(search.tree().visits(NodeId::ROOT), 10);
     let kids = search.root_children();
     assert_eq!(kids[0].visits + kids[1].visits, 9);
     assert_eq!(kids[0].q, Some(1.0));
@@ -152,19 +152,19 @@ fn dirichlet_noise_at_the_root_only() {
         let t = search.tree();
         let c = t
             .children(mancala_mcts::NodeId::ROOT)
-            .find(|&c| t.visits[c] > 1)
+            .find(|&c| t.visits(c) > 1)
             .unwrap();
         let mut policy = vec![0.0; game.action_space()];
         let mut value = [0.0];
         mancala_mcts::Evaluator::evaluate(
             &mut HashEvaluator::default(),
             &game,
-            &[t.pos[c]],
+            &[*t.position(c)],
             &mut policy,
             &mut value,
         );
-        for g in t.children(mancala_mcts::NodeId(c as u32)) {
-            assert!((t.prior[g] - policy[usize::from(t.action[g])]).abs() < 1e-6);
+        for g in t.children(c) {
+            assert!((t.prior(g) - policy[usize::from(t.action(g))]).abs() < 1e-6);
         }
         priors.push(p);
     }

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{ToyEvaluator, ToyGame, ToyNode};
-use mancala_mcts::{NodeState, RootKind, Search, SearchConfig};
+use mancala_mcts::{NodeId, NodeState, RootKind, Search, SearchConfig};
 use mancala_rules::{Action, Player};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
@@ -48,13 +48,11 @@ fn puct_config(simulations: u32) -> SearchConfig {
 }
 
 /// The tree node reached from the root by `path`, if it exists.
-fn node_at<G: mancala_rules::Game>(search: &Search<G>, path: &[Action]) -> Option<usize> {
+fn node_at<G: mancala_rules::Game>(search: &Search<G>, path: &[Action]) -> Option<NodeId> {
     let t = search.tree();
-    let mut node = 0usize;
+    let mut node = NodeId::ROOT;
     for &a in path {
-        node = t
-            .children(mancala_mcts::NodeId(node as u32))
-            .find(|&c| t.action[c] == a)?;
+        node = t.children(node).find(|&c| t.action(c) == a)?;
     }
     Some(node)
 }
@@ -62,7 +60,7 @@ fn node_at<G: mancala_rules::Game>(search: &Search<G>, path: &[Action]) -> Optio
 /// (visits, value sum from the view of the node's mover) of the node at `path`.
 fn stats<G: mancala_rules::Game>(search: &Search<G>, path: &[Action]) -> (u32, f32) {
     let i = node_at(search, path).unwrap_or_else(|| panic!("no node at {path:?}"));
-    (search.tree().visits[i], search.tree().value_sum[i])
+    (search.tree().visits(i), search.tree().value_sum(i))
 }
 
 fn assert_stats<G: mancala_rules::Game>(
@@ -165,17 +163,17 @@ fn terminal_nodes_hold_the_exact_value_for_their_side() {
     search.run(&mut ToyEvaluator::default());
     let t = search.tree();
     let a2 = node_at(&search, &[0, 1]).unwrap();
-    assert_eq!(t.state[a2], NodeState::Terminal);
-    assert_eq!(t.side[a2], S);
-    assert_eq!(t.terminal_value[a2], -1.0);
+    assert_eq!(t.state(a2), NodeState::Terminal);
+    assert_eq!(t.side(a2), S);
+    assert_eq!(t.terminal_value(a2), -1.0);
     let b2 = node_at(&search, &[1, 1]).unwrap();
     assert_eq!(
-        (t.state[b2], t.terminal_value[b2]),
+        (t.state(b2), t.terminal_value(b2)),
         (NodeState::Terminal, 0.0)
     );
     let b1a = node_at(&search, &[1, 0, 0]).unwrap();
     assert_eq!(
-        (t.state[b1a], t.side[b1a], t.terminal_value[b1a]),
+        (t.state(b1a), t.side(b1a), t.terminal_value(b1a)),
         (NodeState::Terminal, S, 1.0)
     );
 }

@@ -16,26 +16,25 @@ fn snapshot(search: &Search<AnyGame>, from: &[Action]) -> Snapshot {
     let t = search.tree();
     let mut start = NodeId::ROOT;
     for &a in from {
-        start = NodeId(t.children(start).find(|&c| t.action[c] == a).unwrap() as u32);
+        start = t.children(start).find(|&c| t.action(c) == a).unwrap();
     }
     let mut out = HashMap::new();
     let mut stack = vec![(start, Vec::new())];
     while let Some((node, path)) = stack.pop() {
-        let i = node.idx();
         out.insert(
             path.clone(),
             (
-                t.visits[i],
-                t.value_sum[i],
-                t.prior[i],
-                t.state[i],
-                t.hash[i],
+                t.visits(node),
+                t.value_sum(node),
+                t.prior(node),
+                t.state(node),
+                t.hash(node),
             ),
         );
         for c in t.children(node) {
             let mut p = path.clone();
-            p.push(t.action[c]);
-            stack.push((NodeId(c as u32), p));
+            p.push(t.action(c));
+            stack.push((c, p));
         }
     }
     out
@@ -75,7 +74,7 @@ fn advance_keeps_the_childs_subtree_exactly() {
         before.get_mut(&Vec::new()).unwrap().2 = 0.0;
         after.get_mut(&Vec::new()).unwrap().2 = 0.0;
         assert_eq!(after, before, "{rules}");
-        assert_eq!(search.tree().visits[0], child_visits);
+        assert_eq!(search.tree().visits(NodeId::ROOT), child_visits);
         assert_eq!(search.simulations_done(), 0);
         let mut expected = game.start();
         game.play_unchecked(&mut expected, a);
@@ -85,7 +84,7 @@ fn advance_keeps_the_childs_subtree_exactly() {
         // A full new budget on top of what was kept.
         search.run(&mut HashEvaluator::default());
         assert_eq!(search.simulations_done(), 400, "{rules}");
-        assert_eq!(search.tree().visits[0], child_visits + 400, "{rules}");
+        assert_eq!(search.tree().visits(NodeId::ROOT), child_visits + 400, "{rules}");
         check_sums(&search, rules);
     }
 }
@@ -113,12 +112,12 @@ fn advance_into_an_unvisited_child_starts_a_fresh_root() {
     game.play_unchecked(&mut expected, unvisited);
     assert_eq!(*search.root_position(), expected);
     assert_eq!(search.tree().len(), 1);
-    assert_eq!(search.tree().state[0], NodeState::Unevaluated);
+    assert_eq!(search.tree().state(NodeId::ROOT), NodeState::Unevaluated);
     assert!(search.root_children().is_empty());
     search.config_mut().simulations = 100;
     search.run(&mut HashEvaluator::default());
     assert_eq!(search.simulations_done(), 100);
-    assert_eq!(search.tree().visits[0], 100);
+    assert_eq!(search.tree().visits(NodeId::ROOT), 100);
     check_sums(&search, "kalah");
 }
 
@@ -163,8 +162,8 @@ fn advance_with_pending_leaves_forgets_them() {
     let a = most_visited(&search);
     search.advance(a);
     let t = search.tree();
-    assert!(t.in_flight.iter().all(|&f| f == 0));
-    assert!(t.state.iter().all(|&s| s != NodeState::Pending));
+    assert!(t.node_ids().all(|n| t.in_flight(n) == 0));
+    assert!(t.node_ids().all(|n| t.state(n) != NodeState::Pending));
     assert!(!search.is_done());
     search.run(&mut HashEvaluator::default());
     assert_eq!(search.simulations_done(), 400);

@@ -42,19 +42,20 @@ fn backup_along_an_extra_turn_by_hand() {
         (N, 1, 1.0),
     ];
     for (i, (mover, n, w)) in expect.into_iter().enumerate() {
-        assert_eq!(t.mover[i], mover, "mover of node {i}");
-        assert_eq!(t.visits[i], n, "visits of node {i}");
+        let i = NodeId(i as u32);
+        assert_eq!(t.mover(i), mover, "mover of node {i}");
+        assert_eq!(t.visits(i), n, "visits of node {i}");
         assert!(
-            (t.value_sum[i] - w).abs() < 1e-6,
+            (t.value_sum(i) - w).abs() < 1e-6,
             "value of node {i}: {} != {w}",
-            t.value_sum[i]
+            t.value_sum(i)
         );
     }
     // From the view of the player to move there: Y is north's turn.
     assert!((t.value_for_side(NodeId(2)).unwrap() - 0.85).abs() < 1e-6);
     assert!((t.value_for_side(NodeId(1)).unwrap() + 0.4).abs() < 1e-6);
-    assert_eq!(t.state[3], NodeState::Terminal);
-    assert_eq!(t.terminal_value[3], -1.0);
+    assert_eq!(t.state(NodeId(3)), NodeState::Terminal);
+    assert_eq!(t.terminal_value(NodeId(3)), -1.0);
 }
 
 /// The Kalah position of the alpha-beta test: F, E, F is an extra-turn chain that wins 25-23;
@@ -118,16 +119,15 @@ fn check_extra_turn_win(game: &AnyGame, pos: mancala_rules::AnyPosition, mover: 
         let t = search.tree();
         let mut node = NodeId::ROOT;
         for a in [5, 4, 5] {
-            node = NodeId(
-                t.children(node)
-                    .find(|&c| t.action[c] == a)
-                    .expect("the chain is searched") as u32,
-            );
-            assert_eq!(t.mover[node.idx()], mover);
+            node = t
+                .children(node)
+                .find(|&c| t.action(c) == a)
+                .expect("the chain is searched");
+            assert_eq!(t.mover(node), mover);
         }
-        assert_eq!(t.state[node.idx()], NodeState::Terminal);
+        assert_eq!(t.state(node), NodeState::Terminal);
         assert_eq!(
-            (t.side[node.idx()], t.terminal_value[node.idx()]),
+            (t.side(node), t.terminal_value(node)),
             (mover, 1.0)
         );
     }
@@ -192,10 +192,10 @@ fn root_child_with_an_extra_turn_reports_q_for_the_root_player() {
     let t = search.tree();
     let d = t
         .children(NodeId::ROOT)
-        .find(|&c| t.action[c] == 2)
+        .find(|&c| t.action(c) == 2)
         .unwrap();
     assert_eq!(
-        t.side[d], S,
+        t.side(d), S,
         "C (action 2) sows 4 seeds, the last one into South's store"
     );
     let q = search
@@ -205,12 +205,12 @@ fn root_child_with_an_extra_turn_reports_q_for_the_root_player() {
         .unwrap()
         .q
         .unwrap();
-    assert!((q - t.value_for_side(NodeId(d as u32)).unwrap()).abs() < 1e-6);
+    assert!((q - t.value_for_side(d).unwrap()).abs() < 1e-6);
     let other = t
         .children(NodeId::ROOT)
-        .find(|&c| t.action[c] == 0)
+        .find(|&c| t.action(c) == 0)
         .unwrap();
-    assert_eq!(t.side[other], N);
+    assert_eq!(t.side(other), N);
     let q0 = search
         .root_children()
         .iter()
@@ -218,7 +218,7 @@ fn root_child_with_an_extra_turn_reports_q_for_the_root_player() {
         .unwrap()
         .q
         .unwrap();
-    assert!((q0 + t.value_for_side(NodeId(other as u32)).unwrap()).abs() < 1e-6);
+    assert!((q0 + t.value_for_side(other).unwrap()).abs() < 1e-6);
 }
 
 /// The evaluator is never asked about a finished position.

@@ -312,12 +312,12 @@ fn principal_variation(search: &Search<AnyGame>) -> Vec<String> {
     let tree = search.tree();
     let game = search.game();
     let mut pv = Vec::new();
-    let mut node = NodeId::ROOT.idx();
-    while tree.state[node] == NodeState::Expanded && pv.len() < 32 {
-        let Some(best) = tree.children(NodeId(node as u32)).filter(|&c| tree.visits[c] > 0).max_by_key(|&c| tree.visits[c]) else {
+    let mut node = NodeId::ROOT;
+    while tree.state(node) == NodeState::Expanded && pv.len() < 32 {
+        let Some(best) = tree.children(node).filter(|&c| tree.visits(c) > 0).max_by_key(|&c| tree.visits(c)) else {
             break;
         };
-        pv.push(game.move_label(tree.mover[best], tree.action[best]));
+        pv.push(game.move_label(tree.mover(best), tree.action(best)));
         node = best;
     }
     pv

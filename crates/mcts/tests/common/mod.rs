@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use mancala_mcts::{Evaluator, NodeId, NodeState, Search};
+use mancala_mcts::{Evaluator, NodeState, Search};
 use mancala_rules::{
     Action, ByPlayer, Game, MoveMask, MoveParseError, Outcome, Player, Setup, SetupError, Sowing,
     Status,
@@ -296,45 +296,46 @@ pub fn position(rules: &str, line: &str) -> (mancala_rules::AnyGame, mancala_rul
 pub fn check_sums<G: Game>(search: &Search<G>, rules: &str) {
     let t = search.tree();
     let mut extra_turns = 0;
-    for i in 0..t.len() {
-        let node = NodeId(i as u32);
-        let sign = |from: Player| if from == t.mover[i] { 1.0 } else { -1.0 };
-        match t.state[i] {
+    for i in t.node_ids() {
+        let sign = |from: Player| if from == t.mover(i) { 1.0 } else { -1.0 };
+        match t.state(i) {
             NodeState::Expanded => {
                 let mut n = 1;
-                let mut w = sign(t.side[i]) * t.raw_value[i];
-                for c in t.children(node) {
+                let mut w = sign(t.side(i)) * t.raw_value(i);
+                for c in t.children(i) {
                     assert_eq!(
-                        t.mover[c], t.side[i],
+                        t.mover(c),
+                        t.side(i),
                         "{rules}: a child's mover is its parent's player to move"
                     );
-                    n += t.visits[c];
-                    w += sign(t.mover[c]) * t.value_sum[c];
-                    if t.state[c] != NodeState::Fresh && t.side[c] == t.mover[c] {
+                    n += t.visits(c);
+                    w += sign(t.mover(c)) * t.value_sum(c);
+                    if t.state(c) != NodeState::Fresh && t.side(c) == t.mover(c) {
                         extra_turns += 1;
                     }
                 }
-                assert_eq!(t.visits[i], n, "{rules}: visits of node {i}");
+                assert_eq!(t.visits(i), n, "{rules}: visits of node {i}");
                 assert!(
-                    (t.value_sum[i] - w).abs() < 1e-3,
+                    (t.value_sum(i) - w).abs() < 1e-3,
                     "{rules}: node {i}: value sum {} != {w}",
-                    t.value_sum[i]
+                    t.value_sum(i)
                 );
             }
             NodeState::Terminal => {
-                let w = sign(t.side[i]) * t.terminal_value[i] * t.visits[i] as f32;
+                let w = sign(t.side(i)) * t.terminal_value(i) * t.visits(i) as f32;
                 assert!(
-                    (t.value_sum[i] - w).abs() < 1e-3,
+                    (t.value_sum(i) - w).abs() < 1e-3,
                     "{rules}: terminal node {i}"
                 );
             }
             NodeState::Fresh | NodeState::Unevaluated => {
-                assert_eq!(t.visits[i], 0, "{rules}: node {i}")
+                assert_eq!(t.visits(i), 0, "{rules}: node {i}")
             }
             NodeState::Pending => panic!("{rules}: node {i} still pending after the search"),
         }
         assert_eq!(
-            t.in_flight[i], 0,
+            t.in_flight(i),
+            0,
             "{rules}: node {i} still has a pending leaf below it"
         );
     }

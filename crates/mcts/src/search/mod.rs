@@ -1,0 +1,387 @@
+//! Monte Carlo tree search as a few small named steps: `descend` (select down to a leaf),
+//! `expand` (children from the evaluator's policy) and `backup`.
+//!
+//! Batching: [`Search::gather`] hands out up to `leaves_per_gather` leaves (kept apart by
+//! virtual loss), the caller evaluates them together with other searches' leaves, and
+//! [`Search::apply`] expands and backs them up. [`Search::run`] does the loop for one search.
+//!
+//! The strategies live in their own modules, as in mctx: [`select`] (PUCT), [`gumbel`] (the
+//! Gumbel root and sequential halving), [`qtransform`] (q, sigma and v_mix), [`noise`]
+//! (Dirichlet root noise), [`policy`] (move and target from visit counts) and [`reuse`]
+//! (keeping the subtree of the move played).
+
+mod gumbel;
+mod noise;
+mod policy;
+mod qtransform;
+mod reuse;
+mod select;
+
+use mancala_rules::{Action, Game, Line, Player};
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+
+use crate::config::{RootKind, SearchConfig};
+use crate::evaluator::Evaluator;
+use crate::tree::{NodeId, NodeState, Tree};
+use gumbel::GumbelRoot;
+
+/// What one descent found.
+enum Descent {
+    /// A leaf to evaluate (its path is in `self.path`).
+    Leaf(NodeId),
+    /// A terminal node, already backed up.
+    Terminal,
+    /// A leaf already waiting for its evaluation: stop gathering for now.
+    Collision,
+}
+
+/// Which stored path a backup walks.
+enum PathRef {
+    /// The path of the descent just made.
+    Current,
+    /// A pending leaf's path inside `paths`.
+    Pending(std::ops::Range<usize>),
+}
+
+#[derive(Clone, Copy, Debug)]
+struct PendingLeaf {
+    leaf: NodeId,
+    path_start: u32,
+    path_end: u32,
+}
+
+/// One search tree over a game, reusable from move to move.
+#[derive(Clone, Debug)]
+pub struct Search<G: Game> {
+    game: G,
+    config: SearchConfig,
+    tree: Tree<G>,
+    /// The tree that tree reuse copies the kept subtree into, then swaps with `tree`: both
+    /// keep their capacity, so moving the root allocates nothing once they have grown.
+    spare: Tree<G>,
+    /// Scratch queue of that copy: (node in `tree`, node in `spare`).
+    copy_queue: Vec<(NodeId, NodeId)>,
+    /// Hashes of the positions before the root that a repetition is looked for in.
+    history: Vec<u64>,
+    rng: SmallRng,
+    sims_done: u32,
+    pending: Vec<PendingLeaf>,
+    paths: Vec<NodeId>,
+    path: Vec<NodeId>,
+    gumbel: GumbelRoot,
+}
+
+/// Per-action figures at the root, for `analyze` and for tests.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ChildStats {
+    pub action: Action,
+    pub visits: u32,
+    pub prior: f32,
+    /// Mean value from the root player's view (None if unvisited).
+    pub q: Option<f32>,
+}
+
+impl<G: Game> Search<G> {
+    pub fn new(game: G, config: SearchConfig, seed: u64) -> Self {
+        let cap = (config.simulations as usize + 1) * 8;
+        let mut s = Search {
+            game,
+            config,
+            tree: Tree::with_capacity(cap),
+            spare: Tree::with_capacity(cap),
+            copy_queue: Vec::new(),
+            history: Vec::new(),
+            rng: SmallRng::seed_from_u64(seed),
+            sims_done: 0,
+            pending: Vec::new(),
+            paths: Vec::new(),
+            path: Vec::new(),
+            gumbel: GumbelRoot::default(),
+        };
+        let start = s.game.start();
+        s.set_root(start, std::iter::empty());
+        s
+    }
+
+    pub fn game(&self) -> &G {
+        &self.game
+    }
+
+    pub fn config(&self) -> &SearchConfig {
+        &self.config
+    }
+
+    pub fn config_mut(&mut self) -> &mut SearchConfig {
+        &mut self.config
+    }
+
+    pub fn tree(&self) -> &Tree<G> {
+        &self.tree
+    }
+
+    pub fn reseed(&mut self, seed: u64) {
+        self.rng = SmallRng::seed_from_u64(seed);
+    }
+
+    /// Starts afresh from `pos`; `history` holds the hashes of the earlier positions of its
+    /// repetition window (see [`Line::repetition_window`]).
+    pub fn set_root(&mut self, pos: G::Position, history: impl IntoIterator<Item = u64>) {
+        self.tree.clear();
+        self.history.clear();
+        self.history.extend(history);
+        let side = self.game.side_to_move(&pos);
+        let root = self.tree.push(pos, NodeState::Unevaluated, side, side, 0, 1.0);
+        let terminal = self.game.status(&pos).outcome().map(|o| o.value_for(side));
+        self.tree.set_position(root, pos, self.game.hash(&pos), side, false, terminal);
+        self.new_move();
+    }
+
+    /// Starts afresh from the current position of a game in progress.
+    pub fn set_root_line(&mut self, line: &Line<G>) {
+        self.set_root(*line.position(), line.repetition_window());
+    }
+
+    /// Resets the per-move budget and root extras after the root changed.
+    fn new_move(&mut self) {
+        self.sims_done = 0;
+        self.pending.clear();
+        self.paths.clear();
+        self.gumbel = GumbelRoot::default();
+        if self.tree.state(NodeId::ROOT) == NodeState::Expanded {
+            self.prepare_root();
+        }
+    }
+
+    /// Root noise and the Gumbel schedule, once the root has children.
+    fn prepare_root(&mut self) {
+        if self.config.dirichlet_noise {
+            noise::add_dirichlet_noise(&mut self.tree, &self.config, &mut self.rng);
+        }
+        if self.config.root == RootKind::Gumbel {
+            self.gumbel.start(&self.tree, &self.config, self.sims_done, &mut self.rng);
+        }
+    }
+
+    pub fn root_position(&self) -> &G::Position {
+        self.tree.position(NodeId::ROOT)
+    }
+
+    /// Simulations done since the root was set or advanced.
+    pub fn simulations_done(&self) -> u32 {
+        self.sims_done
+    }
+
+    /// True when this move's budget is spent or the root is terminal.
+    pub fn is_done(&self) -> bool {
+        self.tree.state(NodeId::ROOT) == NodeState::Terminal
+            || (self.sims_done >= self.config.simulations && self.pending.is_empty())
+    }
+
+    /// Runs the whole budget with one evaluator (no cross-search batching).
+    pub fn run<E: Evaluator<G> + ?Sized>(&mut self, evaluator: &mut E) {
+        let a = self.game.action_space();
+        let mut leaves: Vec<G::Position> = Vec::with_capacity(self.config.leaves_per_gather);
+        let mut policies = vec![0.0f32; self.config.leaves_per_gather.max(1) * a];
+        let mut values = vec![0.0f32; self.config.leaves_per_gather.max(1)];
+        while !self.is_done() {
+            leaves.clear();
+            let n = self.gather(&mut leaves);
+            if n > 0 {
+                evaluator.evaluate(&self.game, &leaves, &mut policies[..n * a], &mut values[..n]);
+                self.apply(&policies[..n * a], &values[..n]);
+            }
+        }
+    }
+
+    /// Appends up to `leaves_per_gather` leaf positions to `out` for evaluation and returns
+    /// how many. Terminal nodes met on the way are backed up at once.
+    pub fn gather(&mut self, out: &mut Vec<G::Position>) -> usize {
+        let mut handed = 0;
+        if self.tree.state(NodeId::ROOT) == NodeState::Terminal {
+            return 0;
+        }
+        for _ in 0..self.config.leaves_per_gather.max(1) {
+            let in_use = self.sims_done + self.pending.len() as u32;
+            if in_use >= self.config.simulations {
+                break;
+            }
+            match self.descend() {
+                Descent::Leaf(leaf) => {
+                    let start = self.paths.len() as u32;
+                    for &n in &self.path {
+                        self.tree.add_in_flight(n);
+                    }
+                    self.paths.extend_from_slice(&self.path);
+                    self.pending.push(PendingLeaf { leaf, path_start: start, path_end: self.paths.len() as u32 });
+                    self.tree.set_state(leaf, NodeState::Pending);
+                    out.push(*self.tree.position(leaf));
+                    handed += 1;
+                }
+                Descent::Terminal => self.sims_done += 1,
+                Descent::Collision => break,
+            }
+        }
+        handed
+    }
+
+    /// Applies the evaluations of the leaves handed out by the last [`Search::gather`], in
+    /// the same order: `policies` holds `action_space` values a leaf.
+    pub fn apply(&mut self, policies: &[f32], values: &[f32]) {
+        let a = self.game.action_space();
+        let pending = std::mem::take(&mut self.pending);
+        for (k, p) in pending.iter().enumerate() {
+            self.expand(p.leaf, &policies[k * a..(k + 1) * a], values[k]);
+            for i in p.path_start..p.path_end {
+                let n = self.paths[i as usize];
+                self.tree.remove_in_flight(n);
+            }
+            let side = self.tree.side(p.leaf);
+            self.backup(PathRef::Pending(p.path_start as usize..p.path_end as usize), values[k], side);
+            self.sims_done += 1;
+            if p.leaf == NodeId::ROOT {
+                // After counting the root's own simulation, so the Gumbel schedule shares out
+                // only what is left.
+                self.prepare_root();
+            }
+        }
+        self.pending = pending;
+        self.pending.clear();
+        self.paths.clear();
+    }
+
+    /// Selects from the root down to a node that is not expanded.
+    fn descend(&mut self) -> Descent {
+        self.path.clear();
+        let mut node = NodeId::ROOT;
+        self.path.push(node);
+        loop {
+            match self.tree.state(node) {
+                NodeState::Fresh => self.materialize(node),
+                NodeState::Unevaluated => return Descent::Leaf(node),
+                NodeState::Pending => return Descent::Collision,
+                NodeState::Terminal => {
+                    let v = self.tree.terminal_value(node);
+                    let side = self.tree.side(node);
+                    self.backup(PathRef::Current, v, side);
+                    return Descent::Terminal;
+                }
+                NodeState::Expanded => {
+                    node = if node == NodeId::ROOT && self.gumbel.is_active() {
+                        self.gumbel.next_child(&self.tree, &self.config)
+                    } else {
+                        select::puct_child(&self.tree, node, &self.config)
+                            .expect("some child scores a number above -inf")
+                    };
+                    self.path.push(node);
+                }
+            }
+        }
+    }
+
+    /// Computes the position of a fresh node from its parent (the path's second last node).
+    fn materialize(&mut self, node: NodeId) {
+        let parent = self.path[self.path.len() - 2];
+        let mut pos = *self.tree.position(parent);
+        let sowing = self.game.play_unchecked(&mut pos, self.tree.action(node));
+        let mut hash = self.game.hash(&pos);
+        if !self.game.status(&pos).is_over() && !sowing.irreversible && self.game.repetition_ends_game() && self.repeats(hash, &pos) {
+            self.game.settle_cycle(&mut pos);
+            hash = self.game.hash(&pos);
+        }
+        let side = self.game.side_to_move(&pos);
+        let terminal = self.game.status(&pos).outcome().map(|o| o.value_for(side));
+        self.tree.set_position(node, pos, hash, side, sowing.irreversible, terminal);
+    }
+
+    /// Whether a new position on the current path repeats one of its repetition window.
+    fn repeats(&self, hash: u64, pos: &G::Position) -> bool {
+        for k in (0..self.path.len() - 1).rev() {
+            let n = self.path[k];
+            if self.tree.hash(n) == hash && self.tree.position(n) == pos {
+                return true;
+            }
+            if k > 0 && self.tree.irreversible(n) {
+                return false;
+            }
+        }
+        self.history.contains(&hash)
+    }
+
+    /// Creates the children of an evaluated leaf with priors from `policy` (renormalised
+    /// over the legal moves; uniform if they sum to nothing or to no number) and keeps the
+    /// evaluator's `value` for the player to move there.
+    fn expand(&mut self, leaf: NodeId, policy: &[f32], value: f32) {
+        let legal = self.game.legal_moves(self.tree.position(leaf));
+        let sum: f32 = legal.iter().map(|a| policy[usize::from(a)].max(0.0)).sum();
+        let uniform = 1.0 / legal.len().max(1) as f32;
+        let prior = |a: Action| if sum > 0.0 && sum.is_finite() { policy[usize::from(a)].max(0.0) / sum } else { uniform };
+        self.tree.expand(leaf, value, legal.iter().map(|a| (a, prior(a))));
+    }
+
+    /// Adds `value` (for `leaf_side`) to every node of the path, signed for each node's
+    /// mover: the sign flips only where the player changes, so extra turns keep it.
+    fn backup(&mut self, path: PathRef, value: f32, leaf_side: Player) {
+        let nodes = match path {
+            PathRef::Current => &self.path[..],
+            PathRef::Pending(r) => &self.paths[r],
+        };
+        for &n in nodes {
+            let v = if self.tree.mover(n) == leaf_side { value } else { -value };
+            self.tree.add_visit(n, v);
+        }
+    }
+
+    /// Root value for the side to move, from the search.
+    pub fn root_value(&self) -> f32 {
+        if self.tree.state(NodeId::ROOT) == NodeState::Terminal {
+            return self.tree.terminal_value(NodeId::ROOT);
+        }
+        self.tree.value_for_side(NodeId::ROOT).unwrap_or(0.0)
+    }
+
+    /// Visits, prior and value of every root action.
+    pub fn root_children(&self) -> Vec<ChildStats> {
+        self.tree
+            .children(NodeId::ROOT)
+            .map(|c| ChildStats {
+                action: self.tree.action(c),
+                visits: self.tree.visits(c),
+                prior: self.tree.prior(c),
+                q: qtransform::child_q(&self.tree, c),
+            })
+            .collect()
+    }
+
+    /// The search's policy target over the action space: visit shares for PUCT; for Gumbel
+    /// the improved policy softmax(logit + sigma(completed q)).
+    pub fn policy_target(&self, out: &mut [f32]) {
+        out.fill(0.0);
+        let kids = self.tree.children(NodeId::ROOT);
+        if kids.is_empty() {
+            return;
+        }
+        if self.gumbel.is_active() {
+            self.gumbel.improved_policy(&self.tree, &self.config, out);
+        } else {
+            policy::visit_shares(&self.tree, out);
+        }
+    }
+
+    /// The move to play: Gumbel root: the best survivor of sequential halving; PUCT: by visit
+    /// counts, the most visited at temperature 0, else sampled with N^(1/t).
+    pub fn select_action(&mut self, temperature: f32) -> Option<Action> {
+        let kids = self.tree.children(NodeId::ROOT);
+        if kids.is_empty() {
+            return None;
+        }
+        let child = if self.gumbel.is_active() {
+            self.gumbel.best(&self.tree, &self.config)
+        } else if temperature <= 1e-3 {
+            policy::most_visited(&self.tree)
+        } else {
+            policy::sample_by_visits(&self.tree, temperature, &mut self.rng)
+        };
+        child.map(|c| self.tree.action(c))
+    }
+}

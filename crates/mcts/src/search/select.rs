@@ -1,0 +1,32 @@
+//! PUCT action selection below the root (and at a PUCT root), as mctx's
+//! `muzero_action_selection`: prior-weighted exploration over the children's mean values.
+
+use mancala_rules::Game;
+
+use crate::config::SearchConfig;
+use crate::tree::{NodeId, Tree};
+
+/// The child of `node` with the best PUCT score (Silver et al. 2018, AlphaZero): q + c * P *
+/// sqrt(N) / (1 + n), where an unvisited child's q is the parent's value less
+/// `fpu_reduction` (first-play urgency, as in Leela Zero) and each pending leaf below a child
+/// counts as a visit worth `-virtual_loss` (Chaslot et al. 2008, "Parallel Monte-Carlo Tree
+/// Search"). None if no score is a number above -inf.
+pub(crate) fn puct_child<G: Game>(tree: &Tree<G>, node: NodeId, config: &SearchConfig) -> Option<NodeId> {
+    let parent_n = (tree.visits(node) + tree.in_flight(node)).max(1) as f32;
+    let sqrt_n = parent_n.sqrt();
+    let fpu = tree.value_for_side(node).unwrap_or(0.0) - config.fpu_reduction;
+    let vl = config.virtual_loss;
+    let mut best = None;
+    let mut best_score = f32::NEG_INFINITY;
+    for c in tree.children(node) {
+        let n = tree.visits(c) + tree.in_flight(c);
+        let q = if n == 0 { fpu } else { (tree.value_sum(c) - vl * tree.in_flight(c) as f32) / n as f32 };
+        let u = config.c_puct * tree.prior(c) * sqrt_n / (1.0 + n as f32);
+        let score = q + u;
+        if score > best_score {
+            best_score = score;
+            best = Some(c);
+        }
+    }
+    best
+}
