@@ -271,7 +271,7 @@ impl<G: Game> Search<G> {
                         self.gumbel.next_child(&self.tree, &self.config)
                     } else {
                         select::puct_child(&self.tree, node, &self.config)
-                            .expect("some child scores a number above -inf")
+                            .expect("an expanded node has children: no legal move means the game is over")
                     };
                     self.path.push(node);
                 }

@@ -10,7 +10,8 @@ use crate::tree::{NodeId, Tree};
 /// sqrt(N) / (1 + n), where an unvisited child's q is the parent's value less
 /// `fpu_reduction` (first-play urgency, as in Leela Zero) and each pending leaf below a child
 /// counts as a visit worth `-virtual_loss` (Chaslot et al. 2008, "Parallel Monte-Carlo Tree
-/// Search"). None if no score is a number above -inf.
+/// Search"). When no score is a number above -inf (a NaN or infinite value from the
+/// evaluator), the pick falls back to [`by_prior`]. None only if `node` has no children.
 pub(crate) fn puct_child<G: Game>(tree: &Tree<G>, node: NodeId, config: &SearchConfig) -> Option<NodeId> {
     let parent_n = (tree.visits(node) + tree.in_flight(node)).max(1) as f32;
     let sqrt_n = parent_n.sqrt();
@@ -28,5 +29,13 @@ pub(crate) fn puct_child<G: Game>(tree: &Tree<G>, node: NodeId, config: &SearchC
             best = Some(c);
         }
     }
-    best
+    best.or_else(|| by_prior(tree, node))
+}
+
+/// The child with the largest prior, the first of equals: a deterministic pick that needs no
+/// value, for when every PUCT score is NaN or -inf. None only if `node` has no children.
+pub(crate) fn by_prior<G: Game>(tree: &Tree<G>, node: NodeId) -> Option<NodeId> {
+    let mut kids = tree.children(node);
+    let first = kids.next()?;
+    Some(kids.fold(first, |best, c| if tree.prior(c) > tree.prior(best) { c } else { best }))
 }
