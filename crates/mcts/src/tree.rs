@@ -47,9 +47,6 @@ pub struct Children {
 }
 
 impl Children {
-    /// No children (a node not expanded yet).
-    pub const NONE: Children = Children { next: 0, end: 0 };
-
     /// Whether no child is left.
     #[inline]
     pub fn is_empty(&self) -> bool {

@@ -5,10 +5,10 @@
 //! virtual loss), the caller evaluates them together with other searches' leaves, and
 //! [`Search::apply`] expands and backs them up. [`Search::run`] does the loop for one search.
 //!
-//! The strategies live in their own modules, as in mctx: [`select`] (PUCT), [`gumbel`] (the
-//! Gumbel root and sequential halving), [`qtransform`] (q, sigma and v_mix), [`noise`]
-//! (Dirichlet root noise), [`policy`] (move and target from visit counts) and [`reuse`]
-//! (keeping the subtree of the move played).
+//! The strategies live in their own modules, as in mctx: `select.rs` (PUCT), `gumbel.rs` (the
+//! Gumbel root and sequential halving), `qtransform.rs` (q, sigma and v_mix), `noise.rs`
+//! (Dirichlet root noise), `policy.rs` (move and target from visit counts) and `reuse.rs`
+//! (keeping the subtree of the move played: [`Search::advance`]).
 
 mod gumbel;
 mod noise;
