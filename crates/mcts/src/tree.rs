@@ -66,10 +66,12 @@ impl Iterator for Children {
 
     #[inline]
     fn next(&mut self) -> Option<NodeId> {
-        (self.next < self.end).then(|| {
+        if self.next < self.end {
             self.next += 1;
-            NodeId(self.next - 1)
-        })
+            Some(NodeId(self.next - 1))
+        } else {
+            None
+        }
     }
 
     #[inline]
@@ -364,6 +366,7 @@ impl<G: Game> Tree<G> {
 
     /// Creates the children of `node`, one per `(action, prior)`, all fresh, and marks
     /// `node` expanded with the evaluator's `value`.
+    #[inline]
     pub(crate) fn expand(&mut self, node: NodeId, value: f32, children: impl IntoIterator<Item = (Action, f32)>) {
         let i = node.idx();
         let pos = self.pos[i];

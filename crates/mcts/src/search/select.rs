@@ -12,6 +12,7 @@ use crate::tree::{NodeId, Tree};
 /// counts as a visit worth `-virtual_loss` (Chaslot et al. 2008, "Parallel Monte-Carlo Tree
 /// Search"). When no score is a number above -inf (a NaN or infinite value from the
 /// evaluator), the pick falls back to [`by_prior`]. None only if `node` has no children.
+#[inline]
 pub(crate) fn puct_child<G: Game>(tree: &Tree<G>, node: NodeId, config: &SearchConfig) -> Option<NodeId> {
     let parent_n = (tree.visits(node) + tree.in_flight(node)).max(1) as f32;
     let sqrt_n = parent_n.sqrt();
