@@ -5,6 +5,7 @@
 //! the last line. Nothing here asserts a speed: the targets in docs/design.md are for a person to
 //! compare, on a quiet machine.
 
+mod fleet;
 mod mcts;
 mod measure;
 pub(crate) mod nn;
@@ -32,6 +33,8 @@ enum Kind {
     Nn(nn::Args),
     /// Self-play end to end (search, network, recording): positions a second.
     Selfplay(selfplay::Args),
+    /// Simulated workers upload shards to a store while the trainer ingests them: rows a second.
+    Fleet(fleet::Args),
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -40,6 +43,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Kind::Mcts(a) => mcts::run(a),
         Kind::Nn(a) => nn::run(a),
         Kind::Selfplay(a) => selfplay::run(a),
+        Kind::Fleet(a) => fleet::run(a),
     }
 }
 
