@@ -281,3 +281,22 @@ fn bad_input_is_refused_with_a_clear_message() {
     }
     fails_naming(&["tennis"], &["tennis"]);
 }
+
+#[test]
+fn fleet_bench_ingests_every_simulated_shard() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("fleet").display().to_string();
+    let lines = bench_ok(&["fleet", "--store", &store, "--config", "tiny", "--workers", "3", "--shards", "2"]);
+    assert!(lines[0].starts_with("sample shard: 4 games"), "{lines:#?}");
+    assert!(lines.iter().any(|l| l.starts_with("3 simulated workers x 2 shards")), "{lines:#?}");
+    last_integer(&lines, "ingest rows/s");
+    // Every simulated worker's shards are in the store, named by worker and sequence.
+    for w in 0..3 {
+        for s in 1..=2 {
+            assert!(dir.path().join(format!("fleet/shards/sim-{w:03}/{s:08}.shard")).is_file());
+        }
+    }
+    // The store now holds a run: a second bench there is refused, naming it.
+    fails_naming(&["fleet", "--store", &store, "--config", "tiny"], &["already holds a run"]);
+    fails_naming(&["fleet", "--store", "memory://f", "--workers", "0"], &["--workers and --shards must be at least 1"]);
+}
