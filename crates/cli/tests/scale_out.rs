@@ -287,3 +287,86 @@ fn s3_errors_name_the_object() {
         "{e}"
     );
 }
+
+/// A loopback TCP forwarder that can be cut and restored, to make a store unreachable for a
+/// while without touching the server.
+struct Proxy {
+    port: u16,
+    up: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Proxy {
+    fn start(target: std::net::SocketAddr) -> Proxy {
+        use std::net::{Shutdown, TcpListener, TcpStream};
+        use std::sync::atomic::Ordering;
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let up = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let flag = up.clone();
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                let Ok(client) = client else { continue };
+                if !flag.load(Ordering::Relaxed) {
+                    let _ = client.shutdown(Shutdown::Both);
+                    continue;
+                }
+                let Ok(server) = TcpStream::connect(target) else { continue };
+                for (mut from, mut to) in [(client.try_clone().unwrap(), server.try_clone().unwrap()), (server, client)] {
+                    let flag = flag.clone();
+                    std::thread::spawn(move || {
+                        let mut buf = [0u8; 16384];
+                        while flag.load(Ordering::Relaxed) {
+                            match std::io::Read::read(&mut from, &mut buf) {
+                                Ok(0) | Err(_) => break,
+                                Ok(n) => {
+                                    if std::io::Write::write_all(&mut to, &buf[..n]).is_err() {
+                                        break;
+                                    }
+                                }
+                            }
+                        }
+                        let _ = to.shutdown(Shutdown::Both);
+                    });
+                }
+            }
+        });
+        Proxy { port, up }
+    }
+
+    fn set(&self, up: bool) {
+        self.up.store(up, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+#[test]
+fn a_worker_rides_out_an_unreachable_store() {
+    let Some(bucket) = s3_bucket() else { return };
+    let endpoint = std::env::var("AWS_ENDPOINT").unwrap();
+    let target: std::net::SocketAddr = endpoint.trim_start_matches("http://").parse().unwrap();
+    let proxy = Proxy::start(target);
+    let url = format!("s3://{bucket}/{}", unique("outage"));
+    let scratch = tempfile::tempdir().unwrap();
+    let run = Run::create(Store::open(&url).unwrap(), &std::fs::read_to_string(config(scratch.path())).unwrap()).unwrap();
+    let child = bin()
+        .args(["worker", "--threads", "1", "--id", "w", "--store", &url])
+        .env("AWS_ENDPOINT", format!("http://127.0.0.1:{}", proxy.port))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // It stores shards up to its lead on the (absent) trainer, then waits, polling the store.
+    wait_until("the worker's first shards", Duration::from_secs(60), || {
+        run.store.list("shards/w/").map(|l| l.len() >= 2).unwrap_or(false)
+    });
+    proxy.set(false);
+    std::thread::sleep(Duration::from_secs(4));
+    proxy.set(true);
+    // Back online, it sees the run end and stops by itself, having kept running throughout.
+    std::thread::sleep(Duration::from_secs(2));
+    let mut info = run.info().unwrap();
+    info.finished = true;
+    run.write_info(&info).unwrap();
+    let out = finish(child, "the worker", Duration::from_secs(90));
+    assert!(out.contains("warning: worker w:") && out.contains("retrying in"), "{out}");
+    assert!(out.contains("worker w: stored"), "{out}");
+}
