@@ -143,7 +143,7 @@ where
 /// their own and merges what they played in game order.
 fn run_workers<W>(config: &SelfPlayConfig, games: usize, progress: &(dyn Fn(usize) + Sync), work: W) -> SelfPlayOutput
 where
-    W: Fn(usize, &[usize], &dyn Fn()) -> (Vec<(usize, GameRecord)>, usize, u64) + Sync,
+    W: Fn(usize, &[usize], &dyn Fn()) -> Played + Sync,
 {
     let start = Instant::now();
     let threads = config.threads.max(1);
@@ -153,7 +153,7 @@ where
         .thread_name(|i| format!("selfplay-{i}"))
         .build()
         .expect("a thread pool can be built");
-    let results: Vec<(Vec<(usize, GameRecord)>, usize, u64)> = pool.install(|| {
+    let results: Vec<Played> = pool.install(|| {
         (0..threads)
             .into_par_iter()
             .map(|w| {
@@ -165,10 +165,10 @@ where
     });
     let mut out = SelfPlayOutput::default();
     let mut all: Vec<(usize, GameRecord)> = Vec::with_capacity(games);
-    for (records, moves, sims) in results {
-        all.extend(records);
-        out.moves += moves;
-        out.simulations += sims;
+    for played in results {
+        all.extend(played.records);
+        out.moves += played.moves;
+        out.simulations += played.sims;
     }
     all.sort_by_key(|(k, _)| *k);
     out.games = all.into_iter().map(|(_, g)| g).collect();
@@ -191,7 +191,7 @@ fn worker<G: Game, E: Evaluator<G>>(
     evaluator: &mut E,
     tick: &dyn Fn(),
     stop: &AtomicBool,
-) -> (Vec<(usize, GameRecord)>, usize, u64) {
+) -> Played {
     let lay = layout(game);
     let a = game.action_space();
     let mut queue = mine.iter().copied();
@@ -218,7 +218,7 @@ fn worker<G: Game, E: Evaluator<G>>(
         }
         finish_moves(game, config, search, &lay, seed, &mut slots, &mut queue, &mut played, tick);
     }
-    (played.records, played.moves, played.sims)
+    played
 }
 
 /// What a worker has played so far.
@@ -298,7 +298,7 @@ fn pipelined_worker<G: Game, E: SubmitEvaluator<G>>(
     evaluator: &mut E,
     tick: &dyn Fn(),
     stop: &AtomicBool,
-) -> (Vec<(usize, GameRecord)>, usize, u64) {
+) -> Played {
     let lay = layout(game);
     let a = game.action_space();
     let mut queue = mine.iter().copied();
@@ -335,7 +335,7 @@ fn pipelined_worker<G: Game, E: SubmitEvaluator<G>>(
             }
         }
     }
-    (played.records, played.moves, played.sims)
+    played
 }
 
 fn new_slot<G: Game>(game: &G, config: &SelfPlayConfig, search: &SearchConfig, seed: u64) -> Slot<G> {
