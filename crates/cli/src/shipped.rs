@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use burn::prelude::Device;
-use mancala_nn::{model_from_bytes, ModelMeta, Net};
+use mancala_nn::{model_from_bytes, ModelMeta, Net, NnError};
 use mancala_rules::{parse_rules, AnyGame, Game};
 
 /// (preset, model file bytes).
@@ -14,14 +14,42 @@ const SHIPPED: &[(&str, &[u8])] = &[
 ];
 
 /// The shipped model for exactly these rules, if there is one.
-pub fn shipped_model(game: &AnyGame) -> Option<(ModelMeta, Net)> {
+///
+/// # Errors
+/// A shipped model that does not load (a broken build, not a reason to play without it:
+/// the caller reports it instead of quietly switching to random rollouts).
+pub fn shipped_model(game: &AnyGame) -> Result<Option<(ModelMeta, Net)>, NnError> {
+    from_table(SHIPPED, game)
+}
+
+fn from_table(table: &[(&str, &[u8])], game: &AnyGame) -> Result<Option<(ModelMeta, Net)>, NnError> {
     let rules = game.rules_string();
-    SHIPPED.iter().find_map(|(preset, bytes)| {
-        let preset_rules = parse_rules(preset).ok()?.rules_string();
-        if preset_rules != rules {
-            return None;
+    let Some((preset, bytes)) = table
+        .iter()
+        .find(|(preset, _)| parse_rules(preset).is_ok_and(|g| g.rules_string() == rules))
+    else {
+        return Ok(None);
+    };
+    let name = Path::new("checkpoints/shipped").join(format!("{preset}.mzm"));
+    model_from_bytes(&name, bytes, Some(&rules), &Device::flex()).map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_shipped_model_loads_and_a_broken_one_is_an_error() {
+        for (preset, _) in SHIPPED {
+            let game = parse_rules(preset).unwrap();
+            assert!(shipped_model(&game).unwrap().is_some(), "{preset}");
         }
-        let name = Path::new("checkpoints/shipped").join(format!("{preset}.mzm"));
-        model_from_bytes(&name, bytes, Some(&rules), &Device::flex()).ok()
-    })
+        assert!(shipped_model(&parse_rules("owela").unwrap()).unwrap().is_none());
+        let mut broken = SHIPPED[0].1.to_vec();
+        let at = broken.len() / 2;
+        broken[at] ^= 0x55;
+        let table: &[(&str, &[u8])] = &[(SHIPPED[0].0, &broken)];
+        let e = from_table(table, &parse_rules(SHIPPED[0].0).unwrap()).unwrap_err();
+        assert!(e.to_string().contains("checkpoints/shipped/oware.mzm"), "{e}");
+    }
 }

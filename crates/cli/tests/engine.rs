@@ -491,7 +491,13 @@ fn a_model_guides_genmove_and_analyze_for_its_own_game_only() {
 fn the_shipped_network_is_the_default_for_its_game() {
     let out = run_script(&["--game", "oware"], b"set simulations 20\ngenmove\n");
     assert_eq!(out.code, Some(0));
-    assert!(out.stderr.contains("network") || out.stderr.contains("shipped"), "{}", out.stderr);
+    // The exact words of a loaded network: the fallback's text ("... else random rollouts")
+    // must not satisfy this.
+    assert!(out.stderr.contains("MCTS guided by the shipped oware network"), "{}", out.stderr);
+    assert!(!out.stderr.contains("MCTS with random rollouts"), "{}", out.stderr);
     let plain = run_script(&["--game", "oware", "--no-model"], b"name\n");
     assert!(plain.stderr.contains("random rollouts"), "{}", plain.stderr);
+    // A game without a shipped network says so.
+    let other = run_script(&["--game", "owela"], b"set simulations 10\ngenmove\n");
+    assert!(other.stderr.contains("no shipped network for these rules"), "{}", other.stderr);
 }

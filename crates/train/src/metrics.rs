@@ -132,7 +132,11 @@ impl MetricsView {
             let _ = std::fs::remove_file(dir.join(".write-test"));
             // Two writers in the same second write the same file name: start in a new second.
             std::thread::sleep(std::time::Duration::from_millis(1100));
-            catch_unwind(AssertUnwindSafe(|| SummaryWriter::new(dir))).ok()
+            let writer = catch_unwind(AssertUnwindSafe(|| SummaryWriter::new(dir))).ok();
+            if writer.is_none() {
+                warnings.push(format!("TensorBoard is off: its writer could not start in {}", dir.display()));
+            }
+            writer
         });
         MetricsView {
             lines: BTreeMap::new(),

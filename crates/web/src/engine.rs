@@ -17,8 +17,8 @@ use serde::{Deserialize, Serialize};
 use crate::error::WebError;
 
 /// Finds the network built into the binary for a game, if any (the CLI passes its shipped
-/// models; the library has none of its own).
-pub type ShippedModels = fn(&AnyGame) -> Option<(ModelMeta, Net)>;
+/// models; the library has none of its own); one that does not load is an error.
+pub type ShippedModels = fn(&AnyGame) -> Result<Option<(ModelMeta, Net)>, mancala_nn::NnError>;
 
 /// Run checkpoints kept loaded at once; more are read again from disk when asked for.
 const LOADED_CHECKPOINTS: usize = 8;
@@ -118,10 +118,12 @@ impl Brains {
         let mut cache = self.shipped_cache.lock().expect("shipped model cache lock");
         let net = match cache.get(&rules) {
             Some(net) => Some(net.clone()),
-            None => find(game).map(|(_, net)| {
-                cache.insert(rules, net.clone());
-                net
-            }),
+            None => find(game)
+                .map_err(|e| WebError::Internal(format!("the shipped network does not load: {e}")))?
+                .map(|(_, net)| {
+                    cache.insert(rules, net.clone());
+                    net
+                }),
         };
         Ok(match net {
             Some(net) => Brain::Network { net: Box::new(net), name: format!("shipped {} network", game.family()) },

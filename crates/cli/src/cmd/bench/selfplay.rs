@@ -49,7 +49,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         bail!("--threads, --parallel-games and --games must be at least 1");
     }
     let game = args.common.game.clone().unwrap_or_else(default_game);
-    let (net, what) = match crate::shipped::shipped_model(&game) {
+    let (net, what) = match crate::shipped::shipped_model(&game)? {
         Some((_, net)) => (net, "shipped network"),
         None => (NetConfig::for_layout(&layout(&game), game.action_space()).init(&Device::flex()), "untrained network"),
     };

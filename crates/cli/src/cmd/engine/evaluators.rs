@@ -70,7 +70,7 @@ impl EvaluatorSource for ModelSource {
             let (_, net) = crate::agents::cached_model(game, path)?;
             return Ok(Box::new(NeuralEvaluator::new(game, net, Device::flex()).cached(16)));
         }
-        match crate::shipped::shipped_model(game) {
+        match crate::shipped::shipped_model(game)? {
             Some((_, net)) => {
                 self.last = format!("MCTS guided by the shipped {} network", game.family());
                 Ok(Box::new(NeuralEvaluator::new(game, net, Device::flex()).cached(16)))
