@@ -1,7 +1,6 @@
 //! `mancala-zero`: a thin binary over the crates. Each subcommand parses its arguments,
 //! builds the settings, calls a library and reports; errors print their whole cause chain.
 
-mod agents;
 mod cmd;
 mod shipped;
 

@@ -1,12 +1,14 @@
 //! `mancala-zero arena`: a match between two agents, or a round robin between several, with
 //! a table of results on stdout, a progress bar on stderr and the games as JSON lines.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use mancala_agents::{AgentSpec, SpecError};
 use mancala_arena::elo::rounded;
 use mancala_arena::{GameRecord, MatchConfig, MatchResult, Sprt, play_match, round_robin, write_record};
 use mancala_mcts::Agent;
@@ -19,7 +21,8 @@ pub struct Args {
     /// with options (`oware grand_slam=capture-all`).
     #[arg(long, default_value = "oware")]
     pub game: String,
-    /// Agent A: `random`, `greedy`, `alphabeta:depth=D`, `alphabeta:ms=T`, `mcts:sims=N`.
+    /// Agent A: `random`, `greedy`, `alphabeta:depth=D`, `alphabeta:ms=M`,
+    /// `mcts:sims=N[,cpuct=C]`, `net:FILE[,sims=N][,tb=DB]`, `perfect:db=FILE[,depth=D|ms=M]`.
     #[arg(long, required_unless_present = "round_robin", conflicts_with = "round_robin", requires = "b")]
     pub a: Option<String>,
     /// Agent B (same forms as --a).
@@ -56,20 +59,24 @@ pub struct Args {
     pub sprt: Option<String>,
 }
 
-/// Builds the agent a spec names. Every kind of agent the arena can play is made here, so a
-/// new kind (a network `net:FILE`, a tablebase `perfect:db=FILE`) is one more arm.
-///
-/// # Errors
-/// When the spec names no agent or has a bad parameter.
-pub fn make_agent(game: &AnyGame, spec: &str, seed: u64) -> anyhow::Result<Box<dyn Agent<AnyGame>>> {
-    crate::agents::make_agent(game, spec, seed)
-}
-
 pub fn run(args: Args) -> anyhow::Result<()> {
     let game = parse_rules(&args.game).with_context(|| format!("--game '{}'", args.game))?;
     let sprt = args.sprt.as_deref().map(Sprt::parse).transpose().context("--sprt")?;
     if args.threads == Some(0) {
         bail!("--threads must be at least 1");
+    }
+    // Every spec is parsed and its files checked once, before any game, so a typo or a model
+    // for another game stops the command with the spec named before any file is written.
+    let named: Vec<String> = if args.round_robin.is_empty() {
+        args.a.iter().chain(args.b.iter()).cloned().collect()
+    } else {
+        split_specs(&args.round_robin)
+    };
+    let mut specs = HashMap::new();
+    for text in &named {
+        let spec = AgentSpec::parse(text)?;
+        spec.check(&game)?;
+        specs.insert(text.clone(), spec);
     }
     let config = MatchConfig {
         games: args.games,
@@ -85,7 +92,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         )),
         None => None,
     };
-    let factory = |spec: &str, seed: u64| make_agent(&game, spec, seed);
+    let factory = |text: &str, seed: u64| -> Result<Box<dyn Agent<AnyGame>>, SpecError> {
+        match specs.get(text) {
+            Some(spec) => spec.build(&game, seed),
+            None => mancala_agents::build(&game, text, seed),
+        }
+    };
 
     if args.round_robin.is_empty() {
         let (a, b) = (args.a.as_deref().unwrap_or_default(), args.b.as_deref().unwrap_or_default());

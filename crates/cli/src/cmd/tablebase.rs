@@ -93,7 +93,7 @@ fn accuracy(args: AccuracyArgs) -> anyhow::Result<()> {
     let tb = Tablebase::read(&args.db).with_context(|| format!("reading {}", args.db.display()))?;
     let game = parse_rules(tb.rules()).with_context(|| format!("{}: rules", args.db.display()))?;
     let net = match &args.model {
-        Some(path) => crate::agents::cached_model(&game, path)?.1,
+        Some(path) => mancala_agents::cached_model(&game, path)?.1,
         None => match crate::shipped::shipped_model(&game)? {
             Some((_, net)) => net,
             None => bail!("no shipped network for {}: give --model FILE", tb.rules()),

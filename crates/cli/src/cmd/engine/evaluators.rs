@@ -67,7 +67,7 @@ impl EvaluatorSource for ModelSource {
 
     fn for_game(&mut self, game: &AnyGame, seed: u64) -> anyhow::Result<Box<dyn Evaluator<AnyGame>>> {
         if let Some(path) = &self.file {
-            let (_, net) = crate::agents::cached_model(game, path)?;
+            let (_, net) = mancala_agents::cached_model(game, path)?;
             return Ok(Box::new(NeuralEvaluator::new(game, net, Device::flex()).cached(16)));
         }
         match crate::shipped::shipped_model(game)? {

@@ -1,0 +1,70 @@
+//! What can be wrong with a spec, and with the files it names. Every message names the spec
+//! (or the file) and the problem, so a config key or a command-line flag can be fixed from
+//! the message alone.
+
+use std::path::PathBuf;
+
+use mancala_nn::NnError;
+use mancala_tablebase::TablebaseError;
+use thiserror::Error;
+
+/// A spec that names no agent, has a bad parameter, or names a file that cannot be used.
+#[derive(Debug, Error)]
+pub enum SpecError {
+    #[error("agent '{spec}': unknown kind '{kind}', expected one of {allowed}", allowed = crate::ALL_AGENTS)]
+    UnknownKind { spec: String, kind: String },
+    #[error("agent '{spec}': unknown parameter '{key}' for {kind}, allowed: {allowed}")]
+    UnknownKey {
+        spec: String,
+        kind: &'static str,
+        key: String,
+        allowed: &'static str,
+    },
+    #[error("agent '{spec}': parameter '{key}' is given twice")]
+    DuplicateKey { spec: String, key: String },
+    #[error("agent '{spec}': '{piece}' is not key=value")]
+    NotKeyValue { spec: String, piece: String },
+    #[error("agent '{spec}': {key}={value} is not {expected}")]
+    BadNumber {
+        spec: String,
+        key: String,
+        value: String,
+        expected: &'static str,
+    },
+    #[error("agent '{spec}': {what} is required (write {form})")]
+    Missing {
+        spec: String,
+        what: &'static str,
+        form: &'static str,
+    },
+    #[error("agent '{spec}': give depth or ms, not both")]
+    DepthAndTime { spec: String },
+    #[error("agent '{spec}': {source}")]
+    File { spec: String, source: FileError },
+}
+
+/// A model or database file that cannot be used for the game at hand.
+#[derive(Debug, Error)]
+pub enum FileError {
+    #[error("no file {path}")]
+    Missing { path: PathBuf },
+    #[error("{path} is a model for '{found}', not for '{expected}'")]
+    ModelForOtherGame {
+        path: PathBuf,
+        found: String,
+        expected: String,
+    },
+    #[error("{path} is an endgame database for '{found}', not for '{expected}'")]
+    DatabaseForOtherGame {
+        path: PathBuf,
+        found: String,
+        expected: String,
+    },
+    #[error("model {path}: {source}")]
+    Model { path: PathBuf, source: NnError },
+    #[error("endgame database {path}: {source}")]
+    Database {
+        path: PathBuf,
+        source: TablebaseError,
+    },
+}

@@ -1,0 +1,173 @@
+//! Every agent a spec string can name, in one place, for every program that plays games
+//! between agents: the arena and the engine of the binary, and the training run's evaluator.
+//!
+//! | spec | agent |
+//! |---|---|
+//! | `random` | uniformly random legal moves |
+//! | `greedy` | the largest immediate capture |
+//! | `alphabeta:depth=D` or `alphabeta:ms=M` (`ab`) | alpha-beta, default depth 4 |
+//! | `mcts:sims=N[,cpuct=C]` | MCTS with random rollouts, default 1000 simulations |
+//! | `net:FILE[,sims=N][,tb=DB]` | a trained model with MCTS, default 200 simulations; `tb` answers positions inside an endgame database exactly |
+//! | `perfect:db=FILE[,depth=D\|ms=M]` | the database's best moves inside it, alpha-beta (depth 8) outside it |
+//!
+//! A spec is parsed once into an [`AgentSpec`] (syntax and numbers, no files), checked
+//! against a game ([`AgentSpec::check`]: the files exist and are for that game), and built
+//! as often as needed ([`AgentSpec::build`]). Model and database files are read once a
+//! process and shared. The reference agents themselves live in `mancala-mcts`, the network
+//! agent in `mancala-nn`, the database agent in `mancala-tablebase`; this crate only names
+//! and assembles them.
+//!
+//! ```no_run
+//! use mancala_agents::AgentSpec;
+//! let game = mancala_rules::parse_rules("kalah").unwrap();
+//! let spec = AgentSpec::parse("net:kalah.mzm,sims=100").unwrap();
+//! let agent = spec.build(&game, 7).unwrap();
+//! ```
+
+mod error;
+mod files;
+mod spec;
+
+use burn::prelude::Device;
+use mancala_mcts::agents::{AlphaBetaAgent, GreedyAgent, MctsAgent, RandomAgent};
+use mancala_mcts::{Agent, SearchAgent, SearchConfig};
+use mancala_nn::{NeuralEvaluator, neural_agent};
+use mancala_rules::Game;
+use mancala_tablebase::{PerfectAgent, TablebaseEvaluator};
+
+pub use error::{FileError, SpecError};
+pub use files::{cached_model, cached_tablebase};
+pub use spec::{
+    ALPHABETA_DEPTH, AgentKind, AgentSpec, MCTS_C_PUCT, MCTS_SIMULATIONS, NET_SIMULATIONS,
+    PERFECT_DEPTH,
+};
+
+/// Every spec form, for error messages and help texts.
+pub const ALL_AGENTS: &str = "random, greedy, alphabeta:depth=D, alphabeta:ms=M, mcts:sims=N[,cpuct=C], \
+     net:FILE[,sims=N][,tb=DB], perfect:db=FILE[,depth=D|ms=M]";
+
+/// Leaves a network agent's search gathers for one network call: a batch large enough to pay
+/// for the call, small enough that virtual loss barely bends a search of 200 simulations.
+const NET_LEAVES_PER_GATHER: usize = 8;
+
+impl AgentSpec {
+    /// Checks that the files the spec names exist and are for `game`, reading them into the
+    /// shared cache (so a later [`AgentSpec::build`] does not read them again).
+    ///
+    /// # Errors
+    /// [`SpecError::File`] naming the spec, the file and the problem.
+    pub fn check<G: Game>(&self, game: &G) -> Result<(), SpecError> {
+        let file = |source| SpecError::File {
+            spec: self.text.clone(),
+            source,
+        };
+        match &self.kind {
+            AgentKind::Net {
+                model, tablebase, ..
+            } => {
+                cached_model(game, model).map_err(file)?;
+                if let Some(db) = tablebase {
+                    cached_tablebase(game, db).map_err(file)?;
+                }
+            }
+            AgentKind::Perfect { db, .. } => {
+                cached_tablebase(game, db).map_err(file)?;
+            }
+            AgentKind::Random
+            | AgentKind::Greedy
+            | AgentKind::AlphaBeta { .. }
+            | AgentKind::Mcts { .. } => {}
+        }
+        Ok(())
+    }
+
+    /// Builds the agent for `game`; `seed` fixes its random choices until the next
+    /// `new_game`.
+    ///
+    /// # Errors
+    /// [`SpecError::File`] when a file the spec names cannot be used for `game`.
+    pub fn build<G: Game>(&self, game: &G, seed: u64) -> Result<Box<dyn Agent<G>>, SpecError> {
+        let file = |source| SpecError::File {
+            spec: self.text.clone(),
+            source,
+        };
+        let name = self.text.clone();
+        Ok(match &self.kind {
+            AgentKind::Random => Box::new(RandomAgent::new(seed)),
+            AgentKind::Greedy => Box::new(GreedyAgent::new(game.clone(), seed)),
+            AgentKind::AlphaBeta { limit } => {
+                Box::new(AlphaBetaAgent::new(game.clone(), *limit, name))
+            }
+            AgentKind::Mcts {
+                simulations,
+                c_puct,
+            } => {
+                let config = SearchConfig {
+                    simulations: *simulations,
+                    c_puct: *c_puct,
+                    ..SearchConfig::default()
+                };
+                Box::new(MctsAgent::new(game.clone(), config, seed, name))
+            }
+            AgentKind::Net {
+                model,
+                simulations,
+                tablebase,
+            } => {
+                let (_, net) = cached_model(game, model).map_err(file)?;
+                let config = SearchConfig {
+                    simulations: *simulations,
+                    leaves_per_gather: NET_LEAVES_PER_GATHER,
+                    ..SearchConfig::default()
+                };
+                match tablebase {
+                    None => Box::new(neural_agent(game, net, Device::flex(), config, seed, name)),
+                    Some(db) => {
+                        // Exact values at the leaves inside the database, the network elsewhere.
+                        let tb = cached_tablebase(game, db).map_err(file)?;
+                        let inner = NeuralEvaluator::new(game, net, Device::flex()).cached(14);
+                        let evaluator =
+                            TablebaseEvaluator::new(game, tb, inner).map_err(|source| {
+                                file(FileError::Database {
+                                    path: db.clone(),
+                                    source,
+                                })
+                            })?;
+                        Box::new(SearchAgent::new(
+                            game.clone(),
+                            config,
+                            evaluator,
+                            seed,
+                            name,
+                        ))
+                    }
+                }
+            }
+            AgentKind::Perfect { db, fallback } => {
+                let tb = cached_tablebase(game, db).map_err(file)?;
+                let outside = Box::new(AlphaBetaAgent::new(
+                    game.clone(),
+                    *fallback,
+                    "alphabeta".into(),
+                ));
+                Box::new(
+                    PerfectAgent::new(game.clone(), tb, outside, seed).map_err(|source| {
+                        file(FileError::Database {
+                            path: db.clone(),
+                            source,
+                        })
+                    })?,
+                )
+            }
+        })
+    }
+}
+
+/// Parses `spec` and builds its agent for `game`: the one factory the arena, the engine and
+/// the evaluator share.
+///
+/// # Errors
+/// Any [`SpecError`].
+pub fn build<G: Game>(game: &G, spec: &str, seed: u64) -> Result<Box<dyn Agent<G>>, SpecError> {
+    AgentSpec::parse(spec)?.build(game, seed)
+}

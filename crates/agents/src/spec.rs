@@ -1,0 +1,276 @@
+//! The spec grammar: `KIND` or `KIND:PARAM,PARAM,...`, each parameter `key=value`, except
+//! that `net` takes its model file as a first, key-less parameter. Parsed once into an
+//! [`AgentSpec`]; nothing is read from disk until [`AgentSpec::check`] or
+//! [`AgentSpec::build`].
+
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::Duration;
+
+use mancala_mcts::alphabeta::Limit;
+
+use crate::error::SpecError;
+
+/// Default simulations of `mcts` (rollouts are cheap, so many).
+pub const MCTS_SIMULATIONS: u32 = 1000;
+/// Default simulations of `net` (each one is a network call).
+pub const NET_SIMULATIONS: u32 = 200;
+/// Default exploration constant of `mcts`.
+pub const MCTS_C_PUCT: f32 = 1.5;
+/// Default depth of `alphabeta`.
+pub const ALPHABETA_DEPTH: u32 = 4;
+/// Default depth of the alpha-beta that `perfect` plays outside its database: deeper than
+/// `alphabeta`'s, because near the database most lines end inside it and cost one probe.
+pub const PERFECT_DEPTH: u32 = 8;
+
+/// What kind of agent a spec names, with its parameters (defaults filled in).
+#[derive(Clone, Debug, PartialEq)]
+pub enum AgentKind {
+    /// `random`: uniformly random legal moves.
+    Random,
+    /// `greedy`: the largest immediate capture, ties at random.
+    Greedy,
+    /// `alphabeta:depth=D` or `alphabeta:ms=M` (`ab` for short).
+    AlphaBeta { limit: Limit },
+    /// `mcts:sims=N[,cpuct=C]`: MCTS with random rollouts.
+    Mcts { simulations: u32, c_puct: f32 },
+    /// `net:FILE[,sims=N][,tb=DB]`: a trained model guiding MCTS, with exact values from an
+    /// endgame database at the leaves inside it when `tb` is given.
+    Net {
+        model: PathBuf,
+        simulations: u32,
+        tablebase: Option<PathBuf>,
+    },
+    /// `perfect:db=FILE[,depth=D|ms=M]`: the database's best moves inside it, alpha-beta
+    /// outside it.
+    Perfect { db: PathBuf, fallback: Limit },
+}
+
+/// A parsed and validated spec: its text (the agent's name in tables and records) and kind.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AgentSpec {
+    pub text: String,
+    pub kind: AgentKind,
+}
+
+/// The parameters after `KIND:`, split and checked against the keys the kind allows.
+struct Params<'a> {
+    spec: &'a str,
+    pairs: Vec<(&'a str, &'a str)>,
+}
+
+impl<'a> Params<'a> {
+    fn split(
+        spec: &'a str,
+        pieces: impl Iterator<Item = &'a str>,
+        kind: &'static str,
+        allowed: &'static [&'static str],
+    ) -> Result<Self, SpecError> {
+        let mut pairs: Vec<(&str, &str)> = Vec::new();
+        for piece in pieces {
+            let (key, value) = piece
+                .split_once('=')
+                .ok_or_else(|| SpecError::NotKeyValue {
+                    spec: spec.to_string(),
+                    piece: piece.to_string(),
+                })?;
+            let (key, value) = (key.trim(), value.trim());
+            if !allowed.contains(&key) {
+                return Err(SpecError::UnknownKey {
+                    spec: spec.to_string(),
+                    kind,
+                    key: key.to_string(),
+                    allowed: if allowed.is_empty() {
+                        "none"
+                    } else {
+                        allowed_list(kind)
+                    },
+                });
+            }
+            // A second value would silently win or lose depending on the reader; refuse it.
+            if pairs.iter().any(|(k, _)| *k == key) {
+                return Err(SpecError::DuplicateKey {
+                    spec: spec.to_string(),
+                    key: key.to_string(),
+                });
+            }
+            pairs.push((key, value));
+        }
+        Ok(Params { spec, pairs })
+    }
+
+    fn get(&self, key: &str) -> Option<&'a str> {
+        self.pairs.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
+    }
+
+    fn number<T: FromStr + PartialOrd>(
+        &self,
+        key: &str,
+        default: T,
+        least: T,
+        expected: &'static str,
+    ) -> Result<T, SpecError> {
+        let Some(value) = self.get(key) else {
+            return Ok(default);
+        };
+        value
+            .parse::<T>()
+            .ok()
+            .filter(|n| *n >= least)
+            .ok_or_else(|| SpecError::BadNumber {
+                spec: self.spec.to_string(),
+                key: key.to_string(),
+                value: value.to_string(),
+                expected,
+            })
+    }
+
+    /// `depth=D` or `ms=M`, not both; depth is clamped to what alpha-beta can search.
+    fn limit(&self, default_depth: u32) -> Result<Limit, SpecError> {
+        match (self.get("depth"), self.get("ms")) {
+            (Some(_), Some(_)) => Err(SpecError::DepthAndTime {
+                spec: self.spec.to_string(),
+            }),
+            (_, Some(_)) => Ok(Limit::Time(Duration::from_millis(self.number(
+                "ms",
+                100u64,
+                1,
+                "a time of at least 1 ms",
+            )?))),
+            _ => Ok(Limit::Depth(
+                self.number("depth", default_depth, 0, "a whole number")?
+                    .clamp(1, 64),
+            )),
+        }
+    }
+}
+
+/// The keys each kind allows, as error messages list them.
+fn allowed_list(kind: &str) -> &'static str {
+    match kind {
+        "alphabeta" => "depth, ms",
+        "mcts" => "sims, cpuct",
+        "net" => "sims, tb",
+        "perfect" => "db, depth, ms",
+        _ => "none",
+    }
+}
+
+impl AgentSpec {
+    /// Parses a spec and checks its parameters; files are not touched.
+    ///
+    /// # Errors
+    /// [`SpecError`] naming the spec and what is wrong: an unknown kind, an unknown or
+    /// repeated key, a piece that is not `key=value`, a bad number, a missing required part.
+    pub fn parse(text: &str) -> Result<AgentSpec, SpecError> {
+        let spec = text.trim();
+        let (kind, rest) = spec.split_once(':').unwrap_or((spec, ""));
+        let kind = kind.trim().to_ascii_lowercase();
+        let mut pieces = rest.split(',').map(str::trim).filter(|p| !p.is_empty());
+        let parsed = match kind.as_str() {
+            "random" | "greedy" => {
+                Params::split(
+                    spec,
+                    pieces,
+                    if kind == "random" { "random" } else { "greedy" },
+                    &[],
+                )?;
+                if kind == "random" {
+                    AgentKind::Random
+                } else {
+                    AgentKind::Greedy
+                }
+            }
+            "alphabeta" | "ab" => {
+                let p = Params::split(spec, pieces, "alphabeta", &["depth", "ms"])?;
+                AgentKind::AlphaBeta {
+                    limit: p.limit(ALPHABETA_DEPTH)?,
+                }
+            }
+            "mcts" => {
+                let p = Params::split(spec, pieces, "mcts", &["sims", "cpuct"])?;
+                let simulations =
+                    p.number("sims", MCTS_SIMULATIONS, 1, "a whole number of at least 1")?;
+                let c_puct = p.number("cpuct", MCTS_C_PUCT, 0.0, "a number of at least 0")?;
+                AgentKind::Mcts {
+                    simulations,
+                    c_puct,
+                }
+            }
+            "net" => {
+                // The model file comes first and has no key, so that `net:FILE` stays short.
+                let missing = || SpecError::Missing {
+                    spec: spec.to_string(),
+                    what: "a model file",
+                    form: "net:FILE[,sims=N][,tb=DB]",
+                };
+                let model = pieces
+                    .next()
+                    .filter(|f| !f.contains('='))
+                    .ok_or_else(missing)?;
+                let p = Params::split(spec, pieces, "net", &["sims", "tb"])?;
+                AgentKind::Net {
+                    model: PathBuf::from(model),
+                    simulations: p.number(
+                        "sims",
+                        NET_SIMULATIONS,
+                        1,
+                        "a whole number of at least 1",
+                    )?,
+                    tablebase: p.get("tb").map(PathBuf::from),
+                }
+            }
+            "perfect" => {
+                let p = Params::split(spec, pieces, "perfect", &["db", "depth", "ms"])?;
+                let db =
+                    p.get("db")
+                        .filter(|d| !d.is_empty())
+                        .ok_or_else(|| SpecError::Missing {
+                            spec: spec.to_string(),
+                            what: "db=FILE",
+                            form: "perfect:db=FILE[,depth=D|ms=M]",
+                        })?;
+                AgentKind::Perfect {
+                    db: PathBuf::from(db),
+                    fallback: p.limit(PERFECT_DEPTH)?,
+                }
+            }
+            _ => {
+                return Err(SpecError::UnknownKind {
+                    spec: spec.to_string(),
+                    kind,
+                });
+            }
+        };
+        Ok(AgentSpec {
+            text: spec.to_string(),
+            kind: parsed,
+        })
+    }
+
+    /// The files the spec names (model, database), for messages and checks.
+    pub fn files(&self) -> Vec<&std::path::Path> {
+        match &self.kind {
+            AgentKind::Net {
+                model, tablebase, ..
+            } => std::iter::once(model.as_path())
+                .chain(tablebase.as_deref())
+                .collect(),
+            AgentKind::Perfect { db, .. } => vec![db.as_path()],
+            _ => Vec::new(),
+        }
+    }
+}
+
+impl FromStr for AgentSpec {
+    type Err = SpecError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        AgentSpec::parse(s)
+    }
+}
+
+impl std::fmt::Display for AgentSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
