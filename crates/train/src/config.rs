@@ -422,9 +422,11 @@ impl RunConfig {
                     "an even number of at least 2",
                 ));
             }
-            let game = self.game()?;
+            // The spec syntax only: the files a `net:` or `perfect:` reference names are
+            // checked by the evaluator that plays them, since every role (a remote worker
+            // too) validates this config and only the evaluator's machine needs the files.
             for r in &e.references {
-                mancala_mcts::parse_agent(&game, r, 0)
+                mancala_agents::AgentSpec::parse(r)
                     .map_err(|err| TrainError::Config(format!("evaluation.references: {err}")))?;
             }
         }

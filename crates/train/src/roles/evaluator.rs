@@ -7,7 +7,8 @@ use std::path::Path;
 
 use burn::prelude::Device;
 use mancala_arena::{MatchConfig, play_match, write_record};
-use mancala_mcts::{Agent, Evaluator, parse_agent};
+use mancala_agents::{AgentSpec, SpecError};
+use mancala_mcts::{Agent, Evaluator};
 use mancala_nn::{NeuralEvaluator, neural_agent};
 use mancala_rules::{AnyGame, Game, Line};
 use mancala_tablebase::Tablebase;
@@ -49,6 +50,25 @@ pub fn endgames(run: &Run) -> Result<Option<Endgames>, TrainError> {
     Ok(Some(Endgames { tablebase, sample }))
 }
 
+/// The run's `evaluation.references`, parsed, with the files they name checked against the
+/// run's game (the config's own validation checks only their syntax).
+///
+/// # Errors
+/// [`TrainError::Config`] naming `evaluation.references`, the spec and the problem.
+pub fn reference_specs(run: &Run) -> Result<Vec<AgentSpec>, TrainError> {
+    let config = |err: SpecError| TrainError::Config(format!("evaluation.references: {err}"));
+    run.config
+        .evaluation
+        .references
+        .iter()
+        .map(|r| {
+            let spec = AgentSpec::parse(r).map_err(config)?;
+            spec.check(&run.game).map_err(config)?;
+            Ok(spec)
+        })
+        .collect()
+}
+
 /// The best model, when it is due for an evaluation: promoted past generation 0, not yet
 /// evaluated, and `evaluation.every` generations past the last one evaluated (or `last`,
 /// the run's end, is set).
@@ -81,8 +101,11 @@ pub fn evaluate(
 ) -> Result<(EvalRecord, Vec<u8>), TrainError> {
     let e = &run.config.evaluation;
     let search = run.config.search_config(e.simulations);
+    let references = reference_specs(run)?;
     let (game, dev, net) = (run.game.clone(), device.clone(), best.net.clone());
-    let factory = move |spec: &str, seed: u64| -> Result<Box<dyn Agent<AnyGame>>, String> {
+    // "net" is the model under test; a reference is any spec (a saved model `net:FILE`, a
+    // database player `perfect:db=FILE`, ...), built by the same registry as the CLI's.
+    let factory = move |spec: &str, seed: u64| -> Result<Box<dyn Agent<AnyGame>>, SpecError> {
         if spec == "net" {
             Ok(Box::new(neural_agent(
                 &game,
@@ -93,7 +116,10 @@ pub fn evaluate(
                 "net".into(),
             )))
         } else {
-            parse_agent(&game, spec, seed).map_err(|e| e.to_string())
+            match references.iter().find(|r| r.text == spec) {
+                Some(reference) => reference.build(&game, seed),
+                None => mancala_agents::build(&game, spec, seed),
+            }
         }
     };
     let mut games = Vec::new();
@@ -170,6 +196,11 @@ pub fn evaluate(
 pub fn run_evaluator(run: &Run, ctl: &Ctl) -> Result<(), TrainError> {
     let device = mancala_nn::inference_device(&run.config.network.device)?;
     let endgames = endgames(run)?;
+    // A reference file that is missing or for another game stops the evaluator now, not
+    // after the first promotion.
+    if run.config.evaluation.every > 0 {
+        reference_specs(run)?;
+    }
     loop {
         if ctl.stopped() {
             return Ok(());
