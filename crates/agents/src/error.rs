@@ -39,8 +39,13 @@ pub enum SpecError {
     },
     #[error("agent '{spec}': give depth or ms, not both")]
     DepthAndTime { spec: String },
+    /// Boxed: a file error carries the reader's own error, and would make every result of
+    /// parsing as large as the rarest failure.
     #[error("agent '{spec}': {source}")]
-    File { spec: String, source: FileError },
+    File {
+        spec: String,
+        source: Box<FileError>,
+    },
 }
 
 /// A model or database file that cannot be used for the game at hand.

@@ -57,9 +57,9 @@ impl AgentSpec {
     /// # Errors
     /// [`SpecError::File`] naming the spec, the file and the problem.
     pub fn check<G: Game>(&self, game: &G) -> Result<(), SpecError> {
-        let file = |source| SpecError::File {
+        let file = |source: FileError| SpecError::File {
             spec: self.text.clone(),
-            source,
+            source: Box::new(source),
         };
         match &self.kind {
             AgentKind::Net {
@@ -87,9 +87,9 @@ impl AgentSpec {
     /// # Errors
     /// [`SpecError::File`] when a file the spec names cannot be used for `game`.
     pub fn build<G: Game>(&self, game: &G, seed: u64) -> Result<Box<dyn Agent<G>>, SpecError> {
-        let file = |source| SpecError::File {
+        let file = |source: FileError| SpecError::File {
             spec: self.text.clone(),
-            source,
+            source: Box::new(source),
         };
         let name = self.text.clone();
         Ok(match &self.kind {
