@@ -1,6 +1,10 @@
 //! A run is fully described by one TOML file: game, network, search, self-play, training,
 //! gating, evaluation and logging. A bad config is refused before any work starts, with the
 //! key and the allowed values named.
+//!
+//! The shipped configs are `configs/base.toml` (everything the games share) with one small
+//! file a game over it (only what differs), merged table by table when loaded; the merged
+//! text is what a run stores, so a run's `config.toml` stands alone.
 
 use mancala_mcts::{RootKind, SearchConfig};
 use mancala_nn::{Architecture, LrSchedule, NetConfig, OptimConfig};
@@ -10,10 +14,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::TrainError;
 
-/// The config `mancala-zero train` uses without arguments: Oware.
-pub const DEFAULT_CONFIG: &str = include_str!("../../../configs/oware.toml");
+/// What every shipped config shares; a game's file is merged over it.
+pub const BASE_CONFIG: &str = include_str!("../../../configs/base.toml");
 
-/// Every shipped config by name, embedded so the binary works anywhere.
+/// The shipped config `mancala-zero train` uses without arguments.
+pub const DEFAULT_SHIPPED: &str = "oware";
+
+/// Every shipped config by name with its game file (only what differs from
+/// [`BASE_CONFIG`]), embedded so the binary works anywhere. [`RunConfig::shipped`] merges.
 pub const SHIPPED: &[(&str, &str)] = &[
     ("oware", include_str!("../../../configs/oware.toml")),
     ("ouril", include_str!("../../../configs/ouril.toml")),
@@ -60,7 +68,7 @@ pub struct RunConfig {
 pub struct RunSection {
     /// The one seed that fixes every random choice (for one thread count).
     pub seed: u64,
-    /// Most iterations; the run also stops after `max_minutes`.
+    /// Most iterations (at least 1); the run also stops after `max_minutes`.
     pub iterations: u64,
     /// Wall-clock budget in minutes (0: none); checked between iterations.
     pub max_minutes: f64,
@@ -87,24 +95,94 @@ pub struct GameSection {
 #[serde(deny_unknown_fields, default)]
 pub struct NetworkSection {
     /// `mlp` or `conv`.
-    pub architecture: String,
+    pub architecture: ArchitectureName,
     /// Hidden units of the MLP's residual blocks, or channels of the conv tower (1 to 4096).
     pub width: usize,
     /// Residual blocks (1 to 64).
     pub blocks: usize,
     /// `flex` (CPU), `cuda` or `wgpu`.
-    pub device: String,
+    pub device: DeviceName,
 }
 
 impl Default for NetworkSection {
     fn default() -> Self {
         NetworkSection {
-            architecture: "mlp".into(),
+            architecture: ArchitectureName::Mlp,
             width: 128,
             blocks: 4,
-            device: "flex".into(),
+            device: DeviceName::Flex,
         }
     }
+}
+
+/// `network.architecture`: the config's spelling of [`Architecture`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ArchitectureName {
+    #[default]
+    Mlp,
+    Conv,
+}
+
+impl From<ArchitectureName> for Architecture {
+    fn from(name: ArchitectureName) -> Architecture {
+        match name {
+            ArchitectureName::Mlp => Architecture::Mlp,
+            ArchitectureName::Conv => Architecture::Conv,
+        }
+    }
+}
+
+/// `network.device`: which compute device the roles use (GPU backends need their cargo
+/// feature; a build without it refuses the config).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DeviceName {
+    /// The CPU.
+    #[default]
+    Flex,
+    Cuda,
+    Wgpu,
+}
+
+impl DeviceName {
+    /// The name `mancala_nn::inference_device` and `training_device` take.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeviceName::Flex => "flex",
+            DeviceName::Cuda => "cuda",
+            DeviceName::Wgpu => "wgpu",
+        }
+    }
+}
+
+/// `search.root`: the config's spelling of [`RootKind`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RootName {
+    #[default]
+    Puct,
+    Gumbel,
+}
+
+impl From<RootName> for RootKind {
+    fn from(name: RootName) -> RootKind {
+        match name {
+            RootName::Puct => RootKind::Puct,
+            RootName::Gumbel => RootKind::Gumbel,
+        }
+    }
+}
+
+/// `training.schedule`: how the learning rate moves after the warm-up; its parameters are
+/// `training.schedule_steps` and `training.schedule_factor`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ScheduleName {
+    #[default]
+    Constant,
+    Cosine,
+    Step,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -112,15 +190,15 @@ impl Default for NetworkSection {
 pub struct SearchSection {
     /// Exploration constant of PUCT (above 0).
     pub c_puct: f32,
-    /// First-play urgency: an unvisited child counts as its parent's value minus this.
+    /// First-play urgency: an unvisited child counts as its parent's value minus this (finite).
     pub fpu_reduction: f32,
     /// `puct` or `gumbel`.
-    pub root: String,
+    pub root: RootName,
     /// Root Dirichlet noise of self-play's full searches: alpha = this / legal moves (above 0).
     pub dirichlet_alpha_total: f32,
     /// Share of the root prior replaced by that noise (0 to 1).
     pub dirichlet_fraction: f32,
-    /// Gumbel root: how many root actions are sampled (m).
+    /// Gumbel root: how many root actions are sampled (m, at least 1).
     pub gumbel_actions: usize,
 }
 
@@ -130,7 +208,7 @@ impl Default for SearchSection {
         SearchSection {
             c_puct: d.c_puct,
             fpu_reduction: d.fpu_reduction,
-            root: "puct".into(),
+            root: RootName::Puct,
             dirichlet_alpha_total: d.dirichlet_alpha_total,
             dirichlet_fraction: d.dirichlet_fraction,
             gumbel_actions: d.gumbel_actions,
@@ -163,7 +241,7 @@ pub struct TrainingSection {
     /// Steps over which the learning rate rises linearly to `learning_rate`.
     pub warmup_steps: u64,
     /// `constant`, `cosine` or `step`.
-    pub schedule: String,
+    pub schedule: ScheduleName,
     /// Cosine: steps to decay over; step: steps between decays.
     pub schedule_steps: u64,
     /// Cosine: final share of the rate; step: factor at each decay.
@@ -188,7 +266,7 @@ impl Default for TrainingSection {
             learning_rate: o.learning_rate,
             weight_decay: o.weight_decay,
             warmup_steps: o.warmup_steps,
-            schedule: "constant".into(),
+            schedule: ScheduleName::Constant,
             schedule_steps: 20_000,
             schedule_factor: 0.1,
             grad_clip: o.grad_clip,
@@ -293,21 +371,165 @@ fn bad(key: &str, value: impl std::fmt::Display, allowed: &str) -> TrainError {
     TrainError::Config(format!("{key} = {value}: expected {allowed}"))
 }
 
+/// A count where 0 means nothing sensible (no games, no threads, no simulations).
+fn at_least_one(key: &str, value: impl Into<u64>) -> Result<(), TrainError> {
+    let value = value.into();
+    if value == 0 {
+        return Err(bad(key, value, "at least 1"));
+    }
+    Ok(())
+}
+
+/// A float that must be finite and above 0 (NaN fails every comparison, so it is refused).
+fn positive(key: &str, value: impl Into<f64>) -> Result<(), TrainError> {
+    let value = value.into();
+    if !(value.is_finite() && value > 0.0) {
+        return Err(bad(key, value, "a finite number above 0"));
+    }
+    Ok(())
+}
+
+/// A float that must be finite and at least 0.
+fn non_negative(key: &str, value: impl Into<f64>) -> Result<(), TrainError> {
+    let value = value.into();
+    if !(value.is_finite() && value >= 0.0) {
+        return Err(bad(key, value, "a finite number of at least 0"));
+    }
+    Ok(())
+}
+
+/// A share or probability: 0 to 1, both included.
+fn unit(key: &str, value: impl Into<f64>) -> Result<(), TrainError> {
+    let value = value.into();
+    if !(0.0..=1.0).contains(&value) {
+        return Err(bad(key, value, "a number from 0 to 1"));
+    }
+    Ok(())
+}
+
+/// Games of a match: played in pairs with the colours swapped, so even and at least 2.
+fn pairs(key: &str, games: u32) -> Result<(), TrainError> {
+    if games == 0 || games % 2 == 1 {
+        return Err(bad(key, games, "an even number of at least 2"));
+    }
+    Ok(())
+}
+
+/// Overlays `over` on `base`: a table present in both is merged key by key, any other value
+/// (numbers, strings, arrays) in `over` replaces the one in `base`.
+/// A serde error with the dotted key it is about (`network.architecture: unknown variant
+/// ...`): toml's own message shows the line but only the bare key, which is ambiguous
+/// (`threads`, `games` and `simulations` are in several tables).
+fn de_error(text: &str, e: &toml::de::Error) -> TrainError {
+    // A span that is empty or the whole document (a missing table) names no key.
+    let whole = |span: &std::ops::Range<usize>| {
+        span.start == 0 && (span.end == 0 || span.end >= text.trim_end().len())
+    };
+    let span = e.span().filter(|span| !whole(span));
+    match span.and_then(|span| key_at(text, span.start)) {
+        Some((key, line)) => {
+            // Values plain, as the checks of `validate` write them ("expected puct or
+            // gumbel"), not in serde's backticks.
+            let message = e.message().trim().replace('`', "");
+            TrainError::Config(format!("{key}: {message} (line {line})"))
+        }
+        None => TrainError::Config(e.to_string()),
+    }
+}
+
+/// The dotted key of the line holding byte `at`, and its line number (from 1): the table
+/// header above it joined with the key before its `=`, or the header itself. `None` when the
+/// line is neither (a span over the whole document, for a missing table).
+fn key_at(text: &str, at: usize) -> Option<(String, usize)> {
+    let at = at.min(text.len());
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let number = text[..start].matches('\n').count() + 1;
+    let line = text[start..].lines().next().unwrap_or("").trim();
+    let header = |l: &str| {
+        let l = l.trim();
+        (l.starts_with('[') && l.contains(']')).then(|| {
+            l.trim_start_matches('[')
+                .split(']')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_string()
+        })
+    };
+    if let Some(table) = header(line) {
+        return Some((table, number));
+    }
+    let (key, _) = line.split_once('=')?;
+    let key = key.trim().trim_matches('"');
+    if key.is_empty() || key.starts_with('#') {
+        return None;
+    }
+    match text[..start].lines().rev().find_map(header) {
+        Some(table) => Some((format!("{table}.{key}"), number)),
+        None => Some((key.to_string(), number)),
+    }
+}
+
+/// The complete text of shipped config `name` whose game file is `over`.
+fn merge_shipped(name: &str, over: &str) -> Result<String, TrainError> {
+    let merged = merge(BASE_CONFIG, over)
+        .map_err(|e| TrainError::Config(format!("shipped config '{name}': {e}")))?;
+    let text = format!(
+        "# Shipped config '{name}': configs/base.toml with configs/{name}.toml over it.\n{merged}"
+    );
+    RunConfig::parse(&text)
+        .map_err(|e| TrainError::Config(format!("shipped config '{name}': {e}")))?;
+    Ok(text)
+}
+
+fn merge_tables(base: &mut toml::Table, over: toml::Table) {
+    for (key, value) in over {
+        match (base.get_mut(&key), value) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge_tables(b, o),
+            (_, value) => {
+                base.insert(key, value);
+            }
+        }
+    }
+}
+
 impl RunConfig {
     /// Parses and validates a config; the error names the key.
     ///
     /// # Errors
     /// [`TrainError::Config`].
     pub fn parse(text: &str) -> Result<RunConfig, TrainError> {
-        let config: RunConfig =
-            toml::from_str(text).map_err(|e| TrainError::Config(e.to_string()))?;
+        let config: RunConfig = toml::from_str(text).map_err(|e| de_error(text, &e))?;
         config.validate()?;
         Ok(config)
     }
 
-    /// A shipped config by name (`oware`, `kalah`, ..., `tiny`).
-    pub fn shipped(name: &str) -> Option<&'static str> {
-        SHIPPED.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+    /// The complete text of a shipped config (`oware`, `kalah`, ..., `tiny`): its game file
+    /// merged over [`BASE_CONFIG`], checked with [`RunConfig::parse`]. Merged once, on first
+    /// use, and kept for the life of the process, so it can be lent out like the embedded text.
+    ///
+    /// # Errors
+    /// [`TrainError::Config`] for a name that is not shipped (the names are listed), or for a
+    /// shipped file that does not merge or parse (a build mistake the tests catch).
+    pub fn shipped(name: &str) -> Result<&'static str, TrainError> {
+        static MERGED: std::sync::OnceLock<Vec<Result<String, String>>> =
+            std::sync::OnceLock::new();
+        let merged = MERGED.get_or_init(|| {
+            SHIPPED
+                .iter()
+                .map(|(name, over)| merge_shipped(name, over).map_err(|e| e.to_string()))
+                .collect()
+        });
+        let Some(i) = SHIPPED.iter().position(|(n, _)| *n == name) else {
+            let names: Vec<&str> = SHIPPED.iter().map(|(n, _)| *n).collect();
+            return Err(TrainError::Config(format!(
+                "no shipped config '{name}': expected one of {}",
+                names.join(", ")
+            )));
+        };
+        merged[i]
+            .as_deref()
+            .map_err(|e| TrainError::Config(e.clone()))
     }
 
     /// Checks every value that serde cannot.
@@ -316,50 +538,40 @@ impl RunConfig {
     /// [`TrainError::Config`] naming the key and the allowed values.
     pub fn validate(&self) -> Result<(), TrainError> {
         self.game()?;
+        let r = &self.run;
+        at_least_one("run.iterations", r.iterations)?;
+        non_negative("run.max_minutes", r.max_minutes)?;
+
         let n = &self.network;
-        if !["mlp", "conv"].contains(&n.architecture.as_str()) {
-            return Err(bad("network.architecture", &n.architecture, "mlp or conv"));
-        }
         if !(1..=4096).contains(&n.width) {
             return Err(bad("network.width", n.width, "1 to 4096"));
         }
         if !(1..=64).contains(&n.blocks) {
             return Err(bad("network.blocks", n.blocks, "1 to 64"));
         }
-        if !mancala_nn::DEVICES.contains(&n.device.as_str()) {
-            return Err(bad(
-                "network.device",
-                &n.device,
-                &mancala_nn::DEVICES.join(", "),
-            ));
-        }
-        mancala_nn::inference_device(&n.device)
+        // A GPU device named in the config but not built in is refused here, not mid-run.
+        mancala_nn::inference_device(n.device.as_str())
             .map_err(|e| TrainError::Config(format!("network.device: {e}")))?;
-        if RootKind::parse(&self.search.root).is_none() {
-            return Err(bad("search.root", &self.search.root, "puct or gumbel"));
-        }
-        if !(self.search.c_puct > 0.0) {
-            return Err(bad("search.c_puct", self.search.c_puct, "a number above 0"));
-        }
-        if !(0.0..=1.0).contains(&self.search.dirichlet_fraction) {
+
+        let s = &self.search;
+        positive("search.c_puct", s.c_puct)?;
+        if !s.fpu_reduction.is_finite() {
             return Err(bad(
-                "search.dirichlet_fraction",
-                self.search.dirichlet_fraction,
-                "0 to 1",
+                "search.fpu_reduction",
+                s.fpu_reduction,
+                "a finite number",
             ));
         }
-        if !(self.search.dirichlet_alpha_total > 0.0) {
-            return Err(bad(
-                "search.dirichlet_alpha_total",
-                self.search.dirichlet_alpha_total,
-                "a number above 0",
-            ));
-        }
+        positive("search.dirichlet_alpha_total", s.dirichlet_alpha_total)?;
+        unit("search.dirichlet_fraction", s.dirichlet_fraction)?;
+        at_least_one("search.gumbel_actions", s.gumbel_actions as u64)?;
+
         self.selfplay.validate().map_err(TrainError::Config)?;
+
         let t = &self.training;
-        if t.batch_size == 0 {
-            return Err(bad("training.batch_size", t.batch_size, "at least 1"));
-        }
+        at_least_one("training.batch_size", t.batch_size as u64)?;
+        positive("training.samples_per_row", t.samples_per_row)?;
+        at_least_one("training.max_steps", t.max_steps)?;
         if t.min_steps > t.max_steps {
             return Err(bad(
                 "training.min_steps",
@@ -381,45 +593,48 @@ impl RunConfig {
                 "a number in (0, 1)",
             ));
         }
-        if !["constant", "cosine", "step"].contains(&t.schedule.as_str()) {
+        non_negative("training.weight_decay", t.weight_decay)?;
+        // Checked whatever the schedule, so switching it on later cannot meet a bad value.
+        at_least_one("training.schedule_steps", t.schedule_steps)?;
+        unit("training.schedule_factor", t.schedule_factor)?;
+        // A step decay by 0 would stop learning at the first decay.
+        if t.schedule == ScheduleName::Step && t.schedule_factor == 0.0 {
             return Err(bad(
-                "training.schedule",
-                &t.schedule,
-                "constant, cosine or step",
+                "training.schedule_factor",
+                t.schedule_factor,
+                "a number in (0, 1] with training.schedule = \"step\"",
             ));
         }
-        if !(t.samples_per_row > 0.0) {
-            return Err(bad(
-                "training.samples_per_row",
-                t.samples_per_row,
-                "a number above 0",
-            ));
-        }
+        non_negative("training.grad_clip", t.grad_clip)?;
+        non_negative("training.margin_weight", t.margin_weight)?;
+
         let g = &self.gating;
-        if g.games == 0 || g.games % 2 == 1 {
-            return Err(bad("gating.games", g.games, "an even number of at least 2"));
-        }
-        if !(0.0..=1.0).contains(&g.threshold) {
-            return Err(bad("gating.threshold", g.threshold, "a score from 0 to 1"));
-        }
+        pairs("gating.games", g.games)?;
+        at_least_one("gating.simulations", g.simulations)?;
+        unit("gating.threshold", g.threshold)?;
         if !g.sprt.is_empty() {
             mancala_arena::Sprt::parse(&g.sprt)
                 .map_err(|e| TrainError::Config(format!("gating.sprt: {e}")))?;
         }
-        if g.simulations == 0 || g.threads == 0 {
-            return Err(bad(
-                "gating.simulations/threads",
-                g.simulations.min(g.threads as u32),
-                "at least 1",
-            ));
-        }
+        at_least_one("gating.threads", g.threads as u64)?;
+
         let e = &self.evaluation;
+        // Checked even with `every = 0`, so turning evaluation on cannot meet a bad value.
+        pairs("evaluation.games", e.games)?;
+        at_least_one("evaluation.simulations", e.simulations)?;
+        at_least_one("evaluation.threads", e.threads as u64)?;
+        if !e.tablebase.is_empty() {
+            at_least_one(
+                "evaluation.tablebase_positions",
+                e.tablebase_positions as u64,
+            )?;
+        }
         if e.every > 0 {
-            if e.games == 0 || e.games % 2 == 1 {
+            if e.references.is_empty() {
                 return Err(bad(
-                    "evaluation.games",
-                    e.games,
-                    "an even number of at least 2",
+                    "evaluation.references",
+                    "[]",
+                    "at least one agent when evaluation.every is above 0",
                 ));
             }
             // The spec syntax only: the files a `net:` or `perfect:` reference names are
@@ -429,13 +644,6 @@ impl RunConfig {
                 mancala_agents::AgentSpec::parse(r)
                     .map_err(|err| TrainError::Config(format!("evaluation.references: {err}")))?;
             }
-        }
-        if self.run.max_minutes < 0.0 {
-            return Err(bad(
-                "run.max_minutes",
-                self.run.max_minutes,
-                "0 (no limit) or more",
-            ));
         }
         Ok(())
     }
@@ -450,13 +658,8 @@ impl RunConfig {
 
     /// The network shape for the run's game.
     pub fn net_config(&self, game: &AnyGame) -> NetConfig {
-        let arch = if self.network.architecture == "conv" {
-            Architecture::Conv
-        } else {
-            Architecture::Mlp
-        };
         NetConfig::for_layout(&mancala_nn::layout(game), game.action_space())
-            .with_architecture(arch)
+            .with_architecture(self.network.architecture.into())
             .with_width(self.network.width)
             .with_blocks(self.network.blocks)
     }
@@ -468,7 +671,7 @@ impl RunConfig {
             simulations,
             c_puct: s.c_puct,
             fpu_reduction: s.fpu_reduction,
-            root: RootKind::parse(&s.root).unwrap_or_default(),
+            root: s.root.into(),
             dirichlet_noise: false,
             dirichlet_alpha_total: s.dirichlet_alpha_total,
             dirichlet_fraction: s.dirichlet_fraction,
@@ -480,16 +683,16 @@ impl RunConfig {
 
     pub fn optim_config(&self) -> OptimConfig {
         let t = &self.training;
-        let schedule = match t.schedule.as_str() {
-            "cosine" => LrSchedule::Cosine {
+        let schedule = match t.schedule {
+            ScheduleName::Constant => LrSchedule::Constant,
+            ScheduleName::Cosine => LrSchedule::Cosine {
                 total_steps: t.schedule_steps,
                 min_factor: t.schedule_factor,
             },
-            "step" => LrSchedule::Step {
+            ScheduleName::Step => LrSchedule::Step {
                 every: t.schedule_steps,
                 gamma: t.schedule_factor,
             },
-            _ => LrSchedule::Constant,
         };
         OptimConfig {
             learning_rate: t.learning_rate,
@@ -506,4 +709,18 @@ impl RunConfig {
         let t = &self.training;
         (t.window_min + t.window_growth.saturating_mul(iteration as usize)).min(t.window_max)
     }
+}
+
+/// `over` merged over `base` (both TOML texts), as TOML text: tables merge key by key, every
+/// other value in `over` replaces the one in `base`. Comments do not survive.
+///
+/// # Errors
+/// [`TrainError::Config`] naming which text does not parse.
+pub fn merge(base: &str, over: &str) -> Result<String, TrainError> {
+    let mut merged: toml::Table =
+        toml::from_str(base).map_err(|e| TrainError::Config(format!("base config: {e}")))?;
+    let over: toml::Table =
+        toml::from_str(over).map_err(|e| TrainError::Config(format!("override: {e}")))?;
+    merge_tables(&mut merged, over);
+    toml::to_string(&merged).map_err(|e| TrainError::Config(format!("merged config: {e}")))
 }

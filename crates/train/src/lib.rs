@@ -12,7 +12,7 @@ pub mod roles;
 pub mod run;
 pub mod status;
 
-pub use config::{DEFAULT_CONFIG, RunConfig, SHIPPED};
+pub use config::{BASE_CONFIG, DEFAULT_SHIPPED, RunConfig, SHIPPED};
 pub use error::TrainError;
 pub use layout::{BestPointer, RunInfo};
 pub use local::{Extend, Summary, TrainOptions, resume, start, summarise, train};

@@ -49,7 +49,7 @@ impl Run {
         }
         let game = config.game()?;
         store.put(layout::CONFIG, config_text.as_bytes())?;
-        let device = mancala_nn::training_device(&config.network.device)?;
+        let device = mancala_nn::training_device(config.network.device.as_str())?;
         let learner = Learner::new(
             config.net_config(&game),
             config.optim_config(),

@@ -6,7 +6,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use mancala_store::Store;
 use mancala_train::{
-    Extend, Reporter, RunConfig, SHIPPED, TrainOptions, default_run_name, resume, start,
+    DEFAULT_SHIPPED, Extend, Reporter, RunConfig, TrainOptions, default_run_name, resume, start,
 };
 
 /// Arguments of `mancala-zero train`.
@@ -90,20 +90,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 .with_context(|| format!("reading config {}", path.display()))?,
             path.display().to_string(),
         ),
-        (None, Some(name)) => match RunConfig::shipped(name) {
-            Some(t) => (t.to_string(), format!("shipped config '{name}'")),
-            None => bail!(
-                "no shipped config '{name}': expected one of {}",
-                SHIPPED
-                    .iter()
-                    .map(|(n, _)| *n)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        },
+        (None, Some(name)) => (
+            RunConfig::shipped(name)?.to_string(),
+            format!("shipped config '{name}'"),
+        ),
         (None, None) => (
-            mancala_train::DEFAULT_CONFIG.to_string(),
-            "embedded defaults (oware)".to_string(),
+            RunConfig::shipped(DEFAULT_SHIPPED)?.to_string(),
+            format!("embedded defaults ({DEFAULT_SHIPPED})"),
         ),
     };
     let mut config = RunConfig::parse(&text).with_context(|| format!("in {source}"))?;

@@ -194,7 +194,7 @@ pub fn evaluate(
 /// # Errors
 /// A store error a retry cannot mend, a bad database, or an arena error.
 pub fn run_evaluator(run: &Run, ctl: &Ctl) -> Result<(), TrainError> {
-    let device = mancala_nn::inference_device(&run.config.network.device)?;
+    let device = mancala_nn::inference_device(run.config.network.device.as_str())?;
     let endgames = endgames(run)?;
     // A reference file that is missing or for another game stops the evaluator now, not
     // after the first promotion.

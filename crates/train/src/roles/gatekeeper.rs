@@ -151,7 +151,7 @@ pub fn record(run: &Run, record: &GatingRecord, games: &[u8]) -> Result<(), Trai
 /// # Errors
 /// A store error a retry cannot mend, a corrupt candidate, or an arena error.
 pub fn run_gatekeeper(run: &Run, ctl: &Ctl) -> Result<(), TrainError> {
-    let device = mancala_nn::inference_device(&run.config.network.device)?;
+    let device = mancala_nn::inference_device(run.config.network.device.as_str())?;
     let mut best_ptr = ctl.retry("gatekeeper", || reconcile(run))?;
     let mut best = ctl.retry("gatekeeper", || {
         run.load_model(

@@ -70,7 +70,7 @@ pub fn restore(run: &Run, ctl: &Ctl) -> Result<TrainerState, TrainError> {
     let last = run.newest_candidate()?;
     let config = &run.config;
     let net_config = config.net_config(&run.game);
-    let plain = mancala_nn::inference_device(&config.network.device)?;
+    let plain = mancala_nn::inference_device(config.network.device.as_str())?;
     let stored = run.load_model(last.generation, &last.model, &last.checksum, &plain)?;
     if stored.meta.net != net_config {
         return Err(TrainError::Corrupt {
@@ -78,7 +78,7 @@ pub fn restore(run: &Run, ctl: &Ctl) -> Result<TrainerState, TrainError> {
             reason: "its network is not the config's".into(),
         });
     }
-    let device = mancala_nn::training_device(&config.network.device)?;
+    let device = mancala_nn::training_device(config.network.device.as_str())?;
     let mut learner = Learner::from_model(
         net_config,
         config.optim_config(),
@@ -269,7 +269,7 @@ pub fn publish(
     mut scalars: BTreeMap<String, f64>,
 ) -> Result<Candidate, TrainError> {
     let generation = state.last.generation + 1;
-    let device = mancala_nn::inference_device(&run.config.network.device)?;
+    let device = mancala_nn::inference_device(run.config.network.device.as_str())?;
     let net = state.learner.inference_model(&device);
     let mut meta = ModelMeta::new(
         run.game.rules_string(),

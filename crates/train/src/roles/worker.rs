@@ -122,7 +122,7 @@ pub fn play_shard(
     let mut config = sp.clone();
     config.threads = threads.max(1);
     let search = run.config.search_config(sp.simulations);
-    let device = mancala_nn::inference_device(&run.config.network.device)
+    let device = mancala_nn::inference_device(run.config.network.device.as_str())
         .expect("the config's device was validated");
     let game = &run.game;
     let out = match sp.inference {
@@ -203,7 +203,7 @@ pub fn upload_shard(
 pub fn run_worker(run: &Run, opts: &WorkerOptions, ctl: &Ctl) -> Result<WorkerReport, TrainError> {
     layout::check_worker_id(&opts.id).map_err(TrainError::Run)?;
     let role = format!("worker {}", opts.id);
-    let device = mancala_nn::inference_device(&run.config.network.device)?;
+    let device = mancala_nn::inference_device(run.config.network.device.as_str())?;
     let mut sequence = ctl.retry(&role, || next_sequence(run, &opts.id))?;
     let mut model: Option<StoredModel> = None;
     let mut report = WorkerReport::default();

@@ -33,7 +33,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.workers == 0 || args.shards == 0 || args.workers * args.shards as usize > 100_000 {
         bail!("--workers and --shards must be at least 1, and their product at most 100000");
     }
-    let text = RunConfig::shipped(&args.config).with_context(|| format!("no shipped config '{}'", args.config))?;
+    let text = RunConfig::shipped(&args.config)?;
     // A cheap search: the shard's size and row count follow the game, not the budget.
     let mut config = RunConfig::parse(text)?;
     config.selfplay.simulations = 16;

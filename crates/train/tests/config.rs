@@ -1,0 +1,463 @@
+//! The run config: every bad value is refused with its key and what is allowed, the shipped
+//! configs (base.toml with a game's file over it) are the configs the seven complete files
+//! gave before the split, the enums keep their TOML spelling, and the trainer turns an empty
+//! window or a non-finite loss into an error.
+
+use std::sync::atomic::AtomicBool;
+
+use burn::prelude::Device;
+use mancala_mcts::RootKind;
+use mancala_nn::{Architecture, LrSchedule};
+use mancala_selfplay::SelfPlayConfig;
+use mancala_store::Store;
+use mancala_train::config::{ArchitectureName, DeviceName, RootName, ScheduleName, merge};
+use mancala_train::roles::{trainer, worker};
+use mancala_train::{Ctl, Quiet, Run, RunConfig, SHIPPED, TrainError};
+
+/// The seven complete files as they were before `configs/base.toml` (`git show`).
+const BEFORE: &[(&str, &str)] = &[
+    ("oware", include_str!("data/shipped-before/oware.toml")),
+    ("ouril", include_str!("data/shipped-before/ouril.toml")),
+    ("awale", include_str!("data/shipped-before/awale.toml")),
+    ("kalah", include_str!("data/shipped-before/kalah.toml")),
+    ("ba-awa", include_str!("data/shipped-before/ba-awa.toml")),
+    ("owela", include_str!("data/shipped-before/owela.toml")),
+    ("tiny", include_str!("data/shipped-before/tiny.toml")),
+];
+
+fn oware() -> &'static str {
+    RunConfig::shipped("oware").unwrap()
+}
+
+/// The Oware config with `over` merged over it.
+fn oware_with(over: &str) -> String {
+    merge(oware(), over).unwrap()
+}
+
+#[test]
+fn shipped_configs_are_the_configs_the_complete_files_gave() {
+    let names: Vec<&str> = SHIPPED.iter().map(|(n, _)| *n).collect();
+    let before: Vec<&str> = BEFORE.iter().map(|(n, _)| *n).collect();
+    assert_eq!(names, before);
+    for (name, old) in BEFORE {
+        let old = RunConfig::parse(old).unwrap();
+        let new = RunConfig::parse(RunConfig::shipped(name).unwrap()).unwrap();
+        assert_eq!(new, old, "{name}");
+    }
+}
+
+#[test]
+fn a_shipped_text_stands_alone_with_every_key_of_the_base() {
+    let base: toml::Table = toml::from_str(mancala_train::BASE_CONFIG).unwrap();
+    for (name, _) in SHIPPED {
+        let text = RunConfig::shipped(name).unwrap();
+        let merged: toml::Table = toml::from_str(text).unwrap();
+        for (table, keys) in &base {
+            let keys = keys.as_table().unwrap();
+            let got = merged[table].as_table().unwrap();
+            for key in keys.keys() {
+                assert!(got.contains_key(key), "{name}: {table}.{key} missing");
+            }
+        }
+        assert!(merged["game"]["rules"].is_str(), "{name}");
+    }
+    // Values of the game's file win over the base's.
+    let owela = RunConfig::parse(RunConfig::shipped("owela").unwrap()).unwrap();
+    assert_eq!(
+        owela.evaluation.references[1..],
+        ["greedy", "alphabeta:depth=2", "mcts:sims=200"]
+    );
+    assert_eq!(owela.evaluation.games, 20);
+    let err = RunConfig::shipped("chess").unwrap_err().to_string();
+    assert!(
+        err.contains("'chess'") && err.contains("oware") && err.contains("tiny"),
+        "{err}"
+    );
+}
+
+#[test]
+fn tiny_toml_alone_is_the_shipped_tiny() {
+    // The CLI tests pass configs/tiny.toml itself to `train --config`.
+    let alone = RunConfig::parse(include_str!("../../../configs/tiny.toml")).unwrap();
+    assert_eq!(
+        alone,
+        RunConfig::parse(RunConfig::shipped("tiny").unwrap()).unwrap()
+    );
+}
+
+#[test]
+fn a_users_config_is_complete_on_its_own_with_serde_defaults() {
+    let c = RunConfig::parse("[game]\nrules = \"kalah\"\n").unwrap();
+    assert_eq!(c.selfplay, SelfPlayConfig::default());
+    assert_eq!(c.network.architecture, ArchitectureName::Mlp);
+    assert_eq!(c.network.device, DeviceName::Flex);
+    assert_eq!(c.search.root, RootName::Puct);
+    assert_eq!(c.training.schedule, ScheduleName::Constant);
+}
+
+#[test]
+fn every_bad_value_is_refused_with_its_key_and_what_is_allowed() {
+    RunConfig::parse(oware()).unwrap();
+    // (override merged over Oware, key the error names, what it says is allowed)
+    let cases: &[(&str, &str, &str)] = &[
+        ("[run]\niterations = 0", "run.iterations", "at least 1"),
+        ("[run]\nseed = -1", "run.seed", "u64"),
+        ("[run]\nmax_minutes = -1", "run.max_minutes", "at least 0"),
+        ("[run]\nmax_minutes = nan", "run.max_minutes", "finite"),
+        ("[game]\nrules = \"chess\"", "game.rules", ""),
+        (
+            "[network]\narchitecture = \"transformer\"",
+            "network.architecture",
+            "expected mlp or conv",
+        ),
+        (
+            "[network]\narchitecture = \"MLP\"",
+            "network.architecture",
+            "expected mlp or conv",
+        ),
+        (
+            "[network]\ndevice = \"tpu\"",
+            "network.device",
+            "expected one of flex, cuda, wgpu",
+        ),
+        ("[network]\nwidth = 0", "network.width", "1 to 4096"),
+        ("[network]\nwidth = -8", "network.width", "usize"),
+        ("[network]\nblocks = 65", "network.blocks", "1 to 64"),
+        ("[network]\ndepth = 3", "network.depth", "unknown field"),
+        (
+            "[search]\nroot = \"alphazero\"",
+            "search.root",
+            "expected puct or gumbel",
+        ),
+        ("[search]\nroot = 1", "search.root", "string"),
+        ("[search]\nc_puct = 0.0", "search.c_puct", "above 0"),
+        ("[search]\nc_puct = inf", "search.c_puct", "finite"),
+        (
+            "[search]\nfpu_reduction = nan",
+            "search.fpu_reduction",
+            "finite",
+        ),
+        (
+            "[search]\nfpu_reduction = -inf",
+            "search.fpu_reduction",
+            "finite",
+        ),
+        (
+            "[search]\ndirichlet_alpha_total = -1.0",
+            "search.dirichlet_alpha_total",
+            "above 0",
+        ),
+        (
+            "[search]\ndirichlet_fraction = 1.5",
+            "search.dirichlet_fraction",
+            "0 to 1",
+        ),
+        (
+            "[search]\ndirichlet_fraction = nan",
+            "search.dirichlet_fraction",
+            "0 to 1",
+        ),
+        (
+            "[search]\ngumbel_actions = 0",
+            "search.gumbel_actions",
+            "at least 1",
+        ),
+        ("[selfplay]\nthreads = 0", "selfplay.threads", "at least 1"),
+        (
+            "[selfplay]\ngames_per_shard = -2",
+            "selfplay.games_per_shard",
+            "usize",
+        ),
+        (
+            "[selfplay]\nsimulations = 0",
+            "selfplay.simulations",
+            "at least 1",
+        ),
+        (
+            "[selfplay]\nfull_search_share = nan",
+            "selfplay.full_search_share",
+            "(0, 1]",
+        ),
+        (
+            "[selfplay]\ntemperature = nan",
+            "selfplay.temperature",
+            "[0, 10]",
+        ),
+        (
+            "[training]\nbatch_size = 0",
+            "training.batch_size",
+            "at least 1",
+        ),
+        (
+            "[training]\nsamples_per_row = inf",
+            "training.samples_per_row",
+            "finite",
+        ),
+        (
+            "[training]\nmax_steps = 0\nmin_steps = 0",
+            "training.max_steps",
+            "at least 1",
+        ),
+        (
+            "[training]\nmin_steps = 500",
+            "training.min_steps",
+            "at most training.max_steps",
+        ),
+        (
+            "[training]\nwindow_min = 0",
+            "training.window_min",
+            "1 to training.window_max",
+        ),
+        (
+            "[training]\nwindow_min = 200000",
+            "training.window_min",
+            "1 to training.window_max",
+        ),
+        (
+            "[training]\nwindow_max = -5",
+            "training.window_max",
+            "usize",
+        ),
+        (
+            "[training]\nlearning_rate = 0.0",
+            "training.learning_rate",
+            "(0, 1)",
+        ),
+        (
+            "[training]\nlearning_rate = nan",
+            "training.learning_rate",
+            "(0, 1)",
+        ),
+        (
+            "[training]\nweight_decay = -0.1",
+            "training.weight_decay",
+            "at least 0",
+        ),
+        (
+            "[training]\nschedule = \"linear\"",
+            "training.schedule",
+            "expected one of constant, cosine, step",
+        ),
+        (
+            "[training]\nschedule_steps = 0",
+            "training.schedule_steps",
+            "at least 1",
+        ),
+        (
+            "[training]\nschedule_factor = 2.0",
+            "training.schedule_factor",
+            "0 to 1",
+        ),
+        (
+            "[training]\nschedule = \"step\"\nschedule_factor = 0.0",
+            "training.schedule_factor",
+            "(0, 1]",
+        ),
+        (
+            "[training]\ngrad_clip = nan",
+            "training.grad_clip",
+            "finite",
+        ),
+        (
+            "[training]\nmargin_weight = -1.0",
+            "training.margin_weight",
+            "at least 0",
+        ),
+        ("[gating]\ngames = 3", "gating.games", "even"),
+        ("[gating]\ngames = 0", "gating.games", "even"),
+        (
+            "[gating]\nsimulations = 0",
+            "gating.simulations",
+            "at least 1",
+        ),
+        ("[gating]\nthreads = 0", "gating.threads", "at least 1"),
+        ("[gating]\nthreads = -1", "gating.threads", "usize"),
+        ("[gating]\nthreshold = 1.1", "gating.threshold", "0 to 1"),
+        ("[gating]\nthreshold = nan", "gating.threshold", "0 to 1"),
+        ("[gating]\nsprt = \"fast\"", "gating.sprt", ""),
+        (
+            "[evaluation]\nsimulations = 0",
+            "evaluation.simulations",
+            "at least 1",
+        ),
+        ("[evaluation]\ngames = 0", "evaluation.games", "even"),
+        (
+            "[evaluation]\nthreads = 0",
+            "evaluation.threads",
+            "at least 1",
+        ),
+        (
+            "[evaluation]\nreferences = []",
+            "evaluation.references",
+            "at least one agent",
+        ),
+        (
+            "[evaluation]\nreferences = [\"oracle\"]",
+            "evaluation.references",
+            "",
+        ),
+        (
+            "[evaluation]\ntablebase = \"kalah.mzt\"\ntablebase_positions = 0",
+            "evaluation.tablebase_positions",
+            "at least 1",
+        ),
+        (
+            "[logging]\ncolour = true",
+            "logging.colour",
+            "unknown field",
+        ),
+        ("[replay]\nsize = 3", "replay", "unknown field"),
+    ];
+    for (over, key, allowed) in cases {
+        let err = match RunConfig::parse(&oware_with(over)) {
+            Ok(_) => panic!("{over:?} was accepted"),
+            Err(e) => e,
+        };
+        assert!(matches!(err, TrainError::Config(_)), "{over:?}: {err:?}");
+        let err = err.to_string();
+        assert!(
+            err.contains(key) && err.contains(allowed),
+            "{over:?} (want {key}, {allowed}): {err}"
+        );
+    }
+}
+
+#[test]
+fn a_missing_game_table_is_named() {
+    let err = RunConfig::parse("[run]\nseed = 1\n")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("missing field `game`"), "{err}");
+}
+
+#[test]
+fn evaluation_off_still_checks_its_counts_but_needs_no_references() {
+    RunConfig::parse(&oware_with("[evaluation]\nevery = 0\nreferences = []")).unwrap();
+    let err = RunConfig::parse(&oware_with("[evaluation]\nevery = 0\nsimulations = 0"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("evaluation.simulations"), "{err}");
+}
+
+#[test]
+fn enums_keep_their_toml_spelling_and_map_to_the_library_types() {
+    let game = RunConfig::parse(oware()).unwrap().game().unwrap();
+    for (arch, text, lib) in [
+        (ArchitectureName::Mlp, "mlp", Architecture::Mlp),
+        (ArchitectureName::Conv, "conv", Architecture::Conv),
+    ] {
+        let c = RunConfig::parse(&oware_with(&format!(
+            "[network]\narchitecture = \"{text}\""
+        )))
+        .unwrap();
+        assert_eq!(c.network.architecture, arch);
+        assert_eq!(c.net_config(&game).architecture, lib);
+        round_trip(&c, &format!("architecture = \"{text}\""));
+    }
+    for (root, text, lib) in [
+        (RootName::Puct, "puct", RootKind::Puct),
+        (RootName::Gumbel, "gumbel", RootKind::Gumbel),
+    ] {
+        let c = RunConfig::parse(&oware_with(&format!("[search]\nroot = \"{text}\""))).unwrap();
+        assert_eq!(c.search.root, root);
+        assert_eq!(c.search_config(10).root, lib);
+        round_trip(&c, &format!("root = \"{text}\""));
+    }
+    for (schedule, text) in [
+        (ScheduleName::Constant, "constant"),
+        (ScheduleName::Cosine, "cosine"),
+        (ScheduleName::Step, "step"),
+    ] {
+        let c = RunConfig::parse(&oware_with(&format!(
+            "[training]\nschedule = \"{text}\"\nschedule_steps = 300\nschedule_factor = 0.5"
+        )))
+        .unwrap();
+        assert_eq!(c.training.schedule, schedule);
+        let want = match schedule {
+            ScheduleName::Constant => LrSchedule::Constant,
+            ScheduleName::Cosine => LrSchedule::Cosine {
+                total_steps: 300,
+                min_factor: 0.5,
+            },
+            ScheduleName::Step => LrSchedule::Step {
+                every: 300,
+                gamma: 0.5,
+            },
+        };
+        assert_eq!(c.optim_config().schedule, want);
+        round_trip(&c, &format!("schedule = \"{text}\""));
+    }
+    // Only the CPU device is built in a default build; its name is what mancala_nn takes.
+    let c = RunConfig::parse(&oware_with("[network]\ndevice = \"flex\"")).unwrap();
+    round_trip(&c, "device = \"flex\"");
+    for (device, text) in [
+        (DeviceName::Flex, "flex"),
+        (DeviceName::Cuda, "cuda"),
+        (DeviceName::Wgpu, "wgpu"),
+    ] {
+        assert_eq!(device.as_str(), text);
+        let written = toml::to_string(&mancala_train::config::NetworkSection {
+            device,
+            ..Default::default()
+        })
+        .unwrap();
+        assert!(
+            written.contains(&format!("device = \"{text}\"")),
+            "{written}"
+        );
+        let back: mancala_train::config::NetworkSection = toml::from_str(&written).unwrap();
+        assert_eq!(back.device, device);
+    }
+}
+
+/// `config` written as TOML holds `line` and reads back the same.
+fn round_trip(config: &RunConfig, line: &str) {
+    let text = toml::to_string(config).unwrap();
+    assert!(text.contains(line), "{line} not in\n{text}");
+    assert_eq!(&RunConfig::parse(&text).unwrap(), config);
+}
+
+fn tiny_run(name: &str) -> Run {
+    Run::create(
+        Store::open(&format!("memory://{name}")).unwrap(),
+        RunConfig::shipped("tiny").unwrap(),
+    )
+    .unwrap()
+}
+
+#[test]
+fn the_trainer_refuses_an_empty_window() {
+    let run = tiny_run("config-empty-window");
+    let ctl = Ctl::new(&Quiet);
+    let mut state = trainer::restore(&run, &ctl).unwrap();
+    assert!(state.window.is_empty());
+    match trainer::train(&run, &mut state, 4, &ctl) {
+        Err(TrainError::Run(m)) => assert!(m.contains("replay window is empty"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn the_trainer_refuses_a_non_finite_loss() {
+    let run = tiny_run("config-nan-loss");
+    let ctl = Ctl::new(&Quiet);
+    let model = run.load_best(&Device::flex()).unwrap();
+    let shard = worker::play_shard(&run, &model, 1, 0, &AtomicBool::new(false)).unwrap();
+    let (_, mut rows) =
+        mancala_selfplay::parse_shard(std::path::Path::new("nan"), &shard.bytes, None).unwrap();
+    // Inputs no network can turn into a finite loss.
+    for row in &mut rows {
+        row.inputs.iter_mut().for_each(|x| *x = f32::NAN);
+    }
+    let mut state = trainer::restore(&run, &ctl).unwrap();
+    state.window.extend(rows);
+    match trainer::train(&run, &mut state, 4, &ctl) {
+        Err(TrainError::Run(m)) => {
+            assert!(
+                m.contains("loss is NaN") && m.contains("training.learning_rate"),
+                "{m}"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+}
