@@ -14,38 +14,21 @@ pub enum SpecError {
     #[error("agent '{spec}': unknown kind '{kind}', expected one of {allowed}", allowed = crate::ALL_AGENTS)]
     UnknownKind { spec: String, kind: String },
     #[error("agent '{spec}': unknown parameter '{key}' for {kind}, allowed: {allowed}")]
-    UnknownKey {
-        spec: String,
-        kind: &'static str,
-        key: String,
-        allowed: &'static str,
-    },
+    UnknownKey { spec: String, kind: &'static str, key: String, allowed: &'static str },
     #[error("agent '{spec}': parameter '{key}' is given twice")]
     DuplicateKey { spec: String, key: String },
     #[error("agent '{spec}': '{piece}' is not key=value")]
     NotKeyValue { spec: String, piece: String },
     #[error("agent '{spec}': {key}={value} is not {expected}")]
-    BadNumber {
-        spec: String,
-        key: String,
-        value: String,
-        expected: &'static str,
-    },
+    BadNumber { spec: String, key: String, value: String, expected: &'static str },
     #[error("agent '{spec}': {what} is required (write {form})")]
-    Missing {
-        spec: String,
-        what: &'static str,
-        form: &'static str,
-    },
+    Missing { spec: String, what: &'static str, form: &'static str },
     #[error("agent '{spec}': give depth or ms, not both")]
     DepthAndTime { spec: String },
     /// Boxed: a file error carries the reader's own error, and would make every result of
     /// parsing as large as the rarest failure.
     #[error("agent '{spec}': {source}")]
-    File {
-        spec: String,
-        source: Box<FileError>,
-    },
+    File { spec: String, source: Box<FileError> },
 }
 
 /// A model or database file that cannot be used for the game at hand.
@@ -54,22 +37,11 @@ pub enum FileError {
     #[error("no file {path}")]
     Missing { path: PathBuf },
     #[error("{path} is a model for '{found}', not for '{expected}'")]
-    ModelForOtherGame {
-        path: PathBuf,
-        found: String,
-        expected: String,
-    },
+    ModelForOtherGame { path: PathBuf, found: String, expected: String },
     #[error("{path} is an endgame database for '{found}', not for '{expected}'")]
-    DatabaseForOtherGame {
-        path: PathBuf,
-        found: String,
-        expected: String,
-    },
+    DatabaseForOtherGame { path: PathBuf, found: String, expected: String },
     #[error("model {path}: {source}")]
     Model { path: PathBuf, source: NnError },
     #[error("endgame database {path}: {source}")]
-    Database {
-        path: PathBuf,
-        source: TablebaseError,
-    },
+    Database { path: PathBuf, source: TablebaseError },
 }

@@ -29,13 +29,7 @@ fn tablebases() -> &'static Tablebases {
 /// Refuses a path that is not there before a reader says so in its own words, so a typo in a
 /// spec is reported as the missing file it is.
 fn exists(path: &Path) -> Result<(), FileError> {
-    if path.is_file() {
-        Ok(())
-    } else {
-        Err(FileError::Missing {
-            path: path.to_path_buf(),
-        })
-    }
+    if path.is_file() { Ok(()) } else { Err(FileError::Missing { path: path.to_path_buf() }) }
 }
 
 /// The model in `path` for `game` (on the CPU device), read and checked once a process.
@@ -51,9 +45,7 @@ pub fn cached_model<G: Game>(game: &G, path: &Path) -> Result<(ModelMeta, Net), 
         expected: rules.clone(),
     };
     // Held while loading: two threads asking for the same file read it once.
-    let mut cache = models()
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut cache = models().lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     if let Some((meta, net)) = cache.get(path) {
         // The cache is shared by every game of the process; a file loaded for one game is
         // still refused for another.
@@ -63,14 +55,10 @@ pub fn cached_model<G: Game>(game: &G, path: &Path) -> Result<(ModelMeta, Net), 
         return Ok((meta.clone(), net.clone()));
     }
     exists(path)?;
-    let loaded =
-        load_model(path, Some(&rules), None, &Device::flex()).map_err(|source| match source {
-            NnError::WrongGame { found, .. } => other_game(&found),
-            source => FileError::Model {
-                path: path.to_path_buf(),
-                source,
-            },
-        })?;
+    let loaded = load_model(path, Some(&rules), None, &Device::flex()).map_err(|source| match source {
+        NnError::WrongGame { found, .. } => other_game(&found),
+        source => FileError::Model { path: path.to_path_buf(), source },
+    })?;
     cache.insert(path.to_path_buf(), loaded.clone());
     Ok(loaded)
 }
@@ -81,32 +69,24 @@ pub fn cached_model<G: Game>(game: &G, path: &Path) -> Result<(ModelMeta, Net), 
 /// [`FileError`]: no such file, a database for another game, or any database-file error.
 pub fn cached_tablebase<G: Game>(game: &G, path: &Path) -> Result<Arc<Tablebase>, FileError> {
     let tablebase = {
-        let mut cache = tablebases()
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut cache = tablebases().lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         match cache.get(path) {
             Some(t) => t.clone(),
             None => {
                 exists(path)?;
-                let t = Arc::new(Tablebase::read(path).map_err(|source| FileError::Database {
-                    path: path.to_path_buf(),
-                    source,
-                })?);
+                let t = Arc::new(
+                    Tablebase::read(path).map_err(|source| FileError::Database { path: path.to_path_buf(), source })?,
+                );
                 cache.insert(path.to_path_buf(), t.clone());
                 t
             }
         }
     };
     tablebase.check_game(game).map_err(|source| match source {
-        TablebaseError::WrongGame { database, game } => FileError::DatabaseForOtherGame {
-            path: path.to_path_buf(),
-            found: database,
-            expected: game,
-        },
-        source => FileError::Database {
-            path: path.to_path_buf(),
-            source,
-        },
+        TablebaseError::WrongGame { database, game } => {
+            FileError::DatabaseForOtherGame { path: path.to_path_buf(), found: database, expected: game }
+        }
+        source => FileError::Database { path: path.to_path_buf(), source },
     })?;
     Ok(tablebase)
 }

@@ -37,10 +37,7 @@ use mancala_tablebase::{PerfectAgent, TablebaseEvaluator};
 
 pub use error::{FileError, SpecError};
 pub use files::{cached_model, cached_tablebase};
-pub use spec::{
-    ALPHABETA_DEPTH, AgentKind, AgentSpec, MCTS_C_PUCT, MCTS_SIMULATIONS, NET_SIMULATIONS,
-    PERFECT_DEPTH,
-};
+pub use spec::{ALPHABETA_DEPTH, AgentKind, AgentSpec, MCTS_C_PUCT, MCTS_SIMULATIONS, NET_SIMULATIONS, PERFECT_DEPTH};
 
 /// Every spec form, for error messages and help texts.
 pub const ALL_AGENTS: &str = "random, greedy, alphabeta:depth=D, alphabeta:ms=M, mcts:sims=N[,cpuct=C], \
@@ -57,14 +54,9 @@ impl AgentSpec {
     /// # Errors
     /// [`SpecError::File`] naming the spec, the file and the problem.
     pub fn check<G: Game>(&self, game: &G) -> Result<(), SpecError> {
-        let file = |source: FileError| SpecError::File {
-            spec: self.text.clone(),
-            source: Box::new(source),
-        };
+        let file = |source: FileError| SpecError::File { spec: self.text.clone(), source: Box::new(source) };
         match &self.kind {
-            AgentKind::Net {
-                model, tablebase, ..
-            } => {
+            AgentKind::Net { model, tablebase, .. } => {
                 cached_model(game, model).map_err(file)?;
                 if let Some(db) = tablebase {
                     cached_tablebase(game, db).map_err(file)?;
@@ -73,10 +65,7 @@ impl AgentSpec {
             AgentKind::Perfect { db, .. } => {
                 cached_tablebase(game, db).map_err(file)?;
             }
-            AgentKind::Random
-            | AgentKind::Greedy
-            | AgentKind::AlphaBeta { .. }
-            | AgentKind::Mcts { .. } => {}
+            AgentKind::Random | AgentKind::Greedy | AgentKind::AlphaBeta { .. } | AgentKind::Mcts { .. } => {}
         }
         Ok(())
     }
@@ -87,33 +76,17 @@ impl AgentSpec {
     /// # Errors
     /// [`SpecError::File`] when a file the spec names cannot be used for `game`.
     pub fn build<G: Game>(&self, game: &G, seed: u64) -> Result<Box<dyn Agent<G>>, SpecError> {
-        let file = |source: FileError| SpecError::File {
-            spec: self.text.clone(),
-            source: Box::new(source),
-        };
+        let file = |source: FileError| SpecError::File { spec: self.text.clone(), source: Box::new(source) };
         let name = self.text.clone();
         Ok(match &self.kind {
             AgentKind::Random => Box::new(RandomAgent::new(seed)),
             AgentKind::Greedy => Box::new(GreedyAgent::new(game.clone(), seed)),
-            AgentKind::AlphaBeta { limit } => {
-                Box::new(AlphaBetaAgent::new(game.clone(), *limit, name))
-            }
-            AgentKind::Mcts {
-                simulations,
-                c_puct,
-            } => {
-                let config = SearchConfig {
-                    simulations: *simulations,
-                    c_puct: *c_puct,
-                    ..SearchConfig::default()
-                };
+            AgentKind::AlphaBeta { limit } => Box::new(AlphaBetaAgent::new(game.clone(), *limit, name)),
+            AgentKind::Mcts { simulations, c_puct } => {
+                let config = SearchConfig { simulations: *simulations, c_puct: *c_puct, ..SearchConfig::default() };
                 Box::new(MctsAgent::new(game.clone(), config, seed, name))
             }
-            AgentKind::Net {
-                model,
-                simulations,
-                tablebase,
-            } => {
+            AgentKind::Net { model, simulations, tablebase } => {
                 let (_, net) = cached_model(game, model).map_err(file)?;
                 let config = SearchConfig {
                     simulations: *simulations,
@@ -126,37 +99,18 @@ impl AgentSpec {
                         // Exact values at the leaves inside the database, the network elsewhere.
                         let tb = cached_tablebase(game, db).map_err(file)?;
                         let inner = NeuralEvaluator::new(game, net, Device::flex()).cached(14);
-                        let evaluator =
-                            TablebaseEvaluator::new(game, tb, inner).map_err(|source| {
-                                file(FileError::Database {
-                                    path: db.clone(),
-                                    source,
-                                })
-                            })?;
-                        Box::new(SearchAgent::new(
-                            game.clone(),
-                            config,
-                            evaluator,
-                            seed,
-                            name,
-                        ))
+                        let evaluator = TablebaseEvaluator::new(game, tb, inner)
+                            .map_err(|source| file(FileError::Database { path: db.clone(), source }))?;
+                        Box::new(SearchAgent::new(game.clone(), config, evaluator, seed, name))
                     }
                 }
             }
             AgentKind::Perfect { db, fallback } => {
                 let tb = cached_tablebase(game, db).map_err(file)?;
-                let outside = Box::new(AlphaBetaAgent::new(
-                    game.clone(),
-                    *fallback,
-                    "alphabeta".into(),
-                ));
+                let outside = Box::new(AlphaBetaAgent::new(game.clone(), *fallback, "alphabeta".into()));
                 Box::new(
-                    PerfectAgent::new(game.clone(), tb, outside, seed).map_err(|source| {
-                        file(FileError::Database {
-                            path: db.clone(),
-                            source,
-                        })
-                    })?,
+                    PerfectAgent::new(game.clone(), tb, outside, seed)
+                        .map_err(|source| file(FileError::Database { path: db.clone(), source }))?,
                 )
             }
         })

@@ -36,11 +36,7 @@ pub enum AgentKind {
     Mcts { simulations: u32, c_puct: f32 },
     /// `net:FILE[,sims=N][,tb=DB]`: a trained model guiding MCTS, with exact values from an
     /// endgame database at the leaves inside it when `tb` is given.
-    Net {
-        model: PathBuf,
-        simulations: u32,
-        tablebase: Option<PathBuf>,
-    },
+    Net { model: PathBuf, simulations: u32, tablebase: Option<PathBuf> },
     /// `perfect:db=FILE[,depth=D|ms=M]`: the database's best moves inside it, alpha-beta
     /// outside it.
     Perfect { db: PathBuf, fallback: Limit },
@@ -70,29 +66,19 @@ impl<'a> Params<'a> {
         for piece in pieces {
             let (key, value) = piece
                 .split_once('=')
-                .ok_or_else(|| SpecError::NotKeyValue {
-                    spec: spec.to_string(),
-                    piece: piece.to_string(),
-                })?;
+                .ok_or_else(|| SpecError::NotKeyValue { spec: spec.to_string(), piece: piece.to_string() })?;
             let (key, value) = (key.trim(), value.trim());
             if !allowed.contains(&key) {
                 return Err(SpecError::UnknownKey {
                     spec: spec.to_string(),
                     kind,
                     key: key.to_string(),
-                    allowed: if allowed.is_empty() {
-                        "none"
-                    } else {
-                        allowed_list(kind)
-                    },
+                    allowed: if allowed.is_empty() { "none" } else { allowed_list(kind) },
                 });
             }
             // A second value would silently win or lose depending on the reader; refuse it.
             if pairs.iter().any(|(k, _)| *k == key) {
-                return Err(SpecError::DuplicateKey {
-                    spec: spec.to_string(),
-                    key: key.to_string(),
-                });
+                return Err(SpecError::DuplicateKey { spec: spec.to_string(), key: key.to_string() });
             }
             pairs.push((key, value));
         }
@@ -113,34 +99,22 @@ impl<'a> Params<'a> {
         let Some(value) = self.get(key) else {
             return Ok(default);
         };
-        value
-            .parse::<T>()
-            .ok()
-            .filter(|n| *n >= least)
-            .ok_or_else(|| SpecError::BadNumber {
-                spec: self.spec.to_string(),
-                key: key.to_string(),
-                value: value.to_string(),
-                expected,
-            })
+        value.parse::<T>().ok().filter(|n| *n >= least).ok_or_else(|| SpecError::BadNumber {
+            spec: self.spec.to_string(),
+            key: key.to_string(),
+            value: value.to_string(),
+            expected,
+        })
     }
 
     /// `depth=D` or `ms=M`, not both; depth is clamped to what alpha-beta can search.
     fn limit(&self, default_depth: u32) -> Result<Limit, SpecError> {
         match (self.get("depth"), self.get("ms")) {
-            (Some(_), Some(_)) => Err(SpecError::DepthAndTime {
-                spec: self.spec.to_string(),
-            }),
-            (_, Some(_)) => Ok(Limit::Time(Duration::from_millis(self.number(
-                "ms",
-                100u64,
-                1,
-                "a time of at least 1 ms",
-            )?))),
-            _ => Ok(Limit::Depth(
-                self.number("depth", default_depth, 0, "a whole number")?
-                    .clamp(1, 64),
-            )),
+            (Some(_), Some(_)) => Err(SpecError::DepthAndTime { spec: self.spec.to_string() }),
+            (_, Some(_)) => {
+                Ok(Limit::Time(Duration::from_millis(self.number("ms", 100u64, 1, "a time of at least 1 ms")?)))
+            }
+            _ => Ok(Limit::Depth(self.number("depth", default_depth, 0, "a whole number")?.clamp(1, 64))),
         }
     }
 }
@@ -169,33 +143,18 @@ impl AgentSpec {
         let mut pieces = rest.split(',').map(str::trim).filter(|p| !p.is_empty());
         let parsed = match kind.as_str() {
             "random" | "greedy" => {
-                Params::split(
-                    spec,
-                    pieces,
-                    if kind == "random" { "random" } else { "greedy" },
-                    &[],
-                )?;
-                if kind == "random" {
-                    AgentKind::Random
-                } else {
-                    AgentKind::Greedy
-                }
+                Params::split(spec, pieces, if kind == "random" { "random" } else { "greedy" }, &[])?;
+                if kind == "random" { AgentKind::Random } else { AgentKind::Greedy }
             }
             "alphabeta" | "ab" => {
                 let p = Params::split(spec, pieces, "alphabeta", &["depth", "ms"])?;
-                AgentKind::AlphaBeta {
-                    limit: p.limit(ALPHABETA_DEPTH)?,
-                }
+                AgentKind::AlphaBeta { limit: p.limit(ALPHABETA_DEPTH)? }
             }
             "mcts" => {
                 let p = Params::split(spec, pieces, "mcts", &["sims", "cpuct"])?;
-                let simulations =
-                    p.number("sims", MCTS_SIMULATIONS, 1, "a whole number of at least 1")?;
+                let simulations = p.number("sims", MCTS_SIMULATIONS, 1, "a whole number of at least 1")?;
                 let c_puct = p.number("cpuct", MCTS_C_PUCT, 0.0, "a number of at least 0")?;
-                AgentKind::Mcts {
-                    simulations,
-                    c_puct,
-                }
+                AgentKind::Mcts { simulations, c_puct }
             }
             "net" => {
                 // The model file comes first and has no key, so that `net:FILE` stays short.
@@ -204,58 +163,36 @@ impl AgentSpec {
                     what: "a model file",
                     form: "net:FILE[,sims=N][,tb=DB]",
                 };
-                let model = pieces
-                    .next()
-                    .filter(|f| !f.contains('='))
-                    .ok_or_else(missing)?;
+                let model = pieces.next().filter(|f| !f.contains('=')).ok_or_else(missing)?;
                 let p = Params::split(spec, pieces, "net", &["sims", "tb"])?;
                 AgentKind::Net {
                     model: PathBuf::from(model),
-                    simulations: p.number(
-                        "sims",
-                        NET_SIMULATIONS,
-                        1,
-                        "a whole number of at least 1",
-                    )?,
+                    simulations: p.number("sims", NET_SIMULATIONS, 1, "a whole number of at least 1")?,
                     tablebase: p.get("tb").map(PathBuf::from),
                 }
             }
             "perfect" => {
                 let p = Params::split(spec, pieces, "perfect", &["db", "depth", "ms"])?;
-                let db =
-                    p.get("db")
-                        .filter(|d| !d.is_empty())
-                        .ok_or_else(|| SpecError::Missing {
-                            spec: spec.to_string(),
-                            what: "db=FILE",
-                            form: "perfect:db=FILE[,depth=D|ms=M]",
-                        })?;
-                AgentKind::Perfect {
-                    db: PathBuf::from(db),
-                    fallback: p.limit(PERFECT_DEPTH)?,
-                }
+                let db = p.get("db").filter(|d| !d.is_empty()).ok_or_else(|| SpecError::Missing {
+                    spec: spec.to_string(),
+                    what: "db=FILE",
+                    form: "perfect:db=FILE[,depth=D|ms=M]",
+                })?;
+                AgentKind::Perfect { db: PathBuf::from(db), fallback: p.limit(PERFECT_DEPTH)? }
             }
             _ => {
-                return Err(SpecError::UnknownKind {
-                    spec: spec.to_string(),
-                    kind,
-                });
+                return Err(SpecError::UnknownKind { spec: spec.to_string(), kind });
             }
         };
-        Ok(AgentSpec {
-            text: spec.to_string(),
-            kind: parsed,
-        })
+        Ok(AgentSpec { text: spec.to_string(), kind: parsed })
     }
 
     /// The files the spec names (model, database), for messages and checks.
     pub fn files(&self) -> Vec<&std::path::Path> {
         match &self.kind {
-            AgentKind::Net {
-                model, tablebase, ..
-            } => std::iter::once(model.as_path())
-                .chain(tablebase.as_deref())
-                .collect(),
+            AgentKind::Net { model, tablebase, .. } => {
+                std::iter::once(model.as_path()).chain(tablebase.as_deref()).collect()
+            }
             AgentKind::Perfect { db, .. } => vec![db.as_path()],
             _ => Vec::new(),
         }

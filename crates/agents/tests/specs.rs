@@ -20,22 +20,11 @@ struct Fixture {
 fn fixture(dir: &Path, rules: &str, seeds: usize) -> Fixture {
     let game = parse_rules(rules).unwrap();
     let tag = game.family();
-    let config = NetConfig::for_layout(&layout(&game), game.action_space())
-        .with_width(16)
-        .with_blocks(1);
+    let config = NetConfig::for_layout(&layout(&game), game.action_space()).with_width(16).with_blocks(1);
     let model = dir.join(format!("{tag}.mzm"));
-    save_model(
-        &model,
-        &ModelMeta::new(game.rules_string(), config.clone(), 0),
-        &config.init(&Device::flex()),
-    )
-    .unwrap();
+    save_model(&model, &ModelMeta::new(game.rules_string(), config.clone(), 0), &config.init(&Device::flex())).unwrap();
     let db = dir.join(format!("{tag}.tb"));
-    Tablebase::build(&game, seeds, &|_| {})
-        .unwrap()
-        .0
-        .write(&db)
-        .unwrap();
+    Tablebase::build(&game, seeds, &|_| {}).unwrap().0.write(&db).unwrap();
     Fixture { game, model, db }
 }
 
@@ -60,11 +49,8 @@ fn every_kind_parses_and_plays_a_legal_move_in_oware_and_kalah() {
         ];
         for text in &specs {
             let spec = AgentSpec::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"));
-            spec.check(&f.game)
-                .unwrap_or_else(|e| panic!("{text}: {e}"));
-            let mut agent = spec
-                .build(&f.game, 1)
-                .unwrap_or_else(|e| panic!("{text}: {e}"));
+            spec.check(&f.game).unwrap_or_else(|e| panic!("{text}: {e}"));
+            let mut agent = spec.build(&f.game, 1).unwrap_or_else(|e| panic!("{text}: {e}"));
             // A few plies of a real game: every choice legal where it is made.
             let mut line = Line::new(f.game.clone());
             for _ in 0..4 {
@@ -72,11 +58,7 @@ fn every_kind_parses_and_plays_a_legal_move_in_oware_and_kalah() {
                     break;
                 }
                 let action = agent.choose(&line);
-                assert!(
-                    line.legal_moves().contains(action),
-                    "{text} in {}: illegal {action:?}",
-                    f.game.rules_string()
-                );
+                assert!(line.legal_moves().contains(action), "{text} in {}: illegal {action:?}", f.game.rules_string());
                 line.play(action).unwrap();
             }
             // The shorthand builds the same kind of agent.
@@ -87,75 +69,24 @@ fn every_kind_parses_and_plays_a_legal_move_in_oware_and_kalah() {
 
 #[test]
 fn specs_parse_into_typed_kinds_with_their_defaults() {
-    let parse = |t: &str| {
-        AgentSpec::parse(t)
-            .unwrap_or_else(|e| panic!("{t}: {e}"))
-            .kind
-    };
+    let parse = |t: &str| AgentSpec::parse(t).unwrap_or_else(|e| panic!("{t}: {e}")).kind;
     assert_eq!(parse("random"), AgentKind::Random);
     assert_eq!(parse(" Greedy "), AgentKind::Greedy);
-    assert_eq!(
-        parse("alphabeta"),
-        AgentKind::AlphaBeta {
-            limit: Limit::Depth(4)
-        }
-    );
-    assert_eq!(
-        parse("ab:depth=6"),
-        AgentKind::AlphaBeta {
-            limit: Limit::Depth(6)
-        }
-    );
+    assert_eq!(parse("alphabeta"), AgentKind::AlphaBeta { limit: Limit::Depth(4) });
+    assert_eq!(parse("ab:depth=6"), AgentKind::AlphaBeta { limit: Limit::Depth(6) });
     assert_eq!(
         parse("alphabeta:ms=50"),
-        AgentKind::AlphaBeta {
-            limit: Limit::Time(std::time::Duration::from_millis(50))
-        }
+        AgentKind::AlphaBeta { limit: Limit::Time(std::time::Duration::from_millis(50)) }
     );
-    assert_eq!(
-        parse("mcts"),
-        AgentKind::Mcts {
-            simulations: 1000,
-            c_puct: 1.5
-        }
-    );
-    assert_eq!(
-        parse("mcts:sims=100,cpuct=2"),
-        AgentKind::Mcts {
-            simulations: 100,
-            c_puct: 2.0
-        }
-    );
-    assert_eq!(
-        parse("net:a.mzm"),
-        AgentKind::Net {
-            model: "a.mzm".into(),
-            simulations: 200,
-            tablebase: None
-        }
-    );
+    assert_eq!(parse("mcts"), AgentKind::Mcts { simulations: 1000, c_puct: 1.5 });
+    assert_eq!(parse("mcts:sims=100,cpuct=2"), AgentKind::Mcts { simulations: 100, c_puct: 2.0 });
+    assert_eq!(parse("net:a.mzm"), AgentKind::Net { model: "a.mzm".into(), simulations: 200, tablebase: None });
     assert_eq!(
         parse("net:a.mzm,sims=50,tb=k.tb"),
-        AgentKind::Net {
-            model: "a.mzm".into(),
-            simulations: 50,
-            tablebase: Some("k.tb".into())
-        }
+        AgentKind::Net { model: "a.mzm".into(), simulations: 50, tablebase: Some("k.tb".into()) }
     );
-    assert_eq!(
-        parse("perfect:db=k.tb"),
-        AgentKind::Perfect {
-            db: "k.tb".into(),
-            fallback: Limit::Depth(8)
-        }
-    );
-    assert_eq!(
-        parse("perfect:db=k.tb,depth=3"),
-        AgentKind::Perfect {
-            db: "k.tb".into(),
-            fallback: Limit::Depth(3)
-        }
-    );
+    assert_eq!(parse("perfect:db=k.tb"), AgentKind::Perfect { db: "k.tb".into(), fallback: Limit::Depth(8) });
+    assert_eq!(parse("perfect:db=k.tb,depth=3"), AgentKind::Perfect { db: "k.tb".into(), fallback: Limit::Depth(3) });
     let spec: AgentSpec = "net:a.mzm,sims=50".parse().unwrap();
     assert_eq!(spec.to_string(), "net:a.mzm,sims=50");
 }
@@ -163,99 +94,33 @@ fn specs_parse_into_typed_kinds_with_their_defaults() {
 /// Asserts that `text` is refused by the parser with the error `matches` accepts, and that the
 /// message names the spec.
 fn refused(text: &str, matches: impl Fn(&SpecError) -> bool) {
-    let err = AgentSpec::parse(text)
-        .err()
-        .unwrap_or_else(|| panic!("{text} parsed"));
+    let err = AgentSpec::parse(text).err().unwrap_or_else(|| panic!("{text} parsed"));
     assert!(matches(&err), "{text}: {err:?}");
-    assert!(
-        err.to_string().contains(&format!("'{}'", text.trim())),
-        "{text}: {err}"
-    );
+    assert!(err.to_string().contains(&format!("'{}'", text.trim())), "{text}: {err}");
 }
 
 #[test]
 fn every_bad_spec_is_refused_by_name() {
-    refused(
-        "grredy",
-        |e| matches!(e, SpecError::UnknownKind { kind, .. } if kind == "grredy"),
-    );
-    refused(
-        "mcts:sims=10,depth=3",
-        |e| matches!(e, SpecError::UnknownKey { key, .. } if key == "depth"),
-    );
-    refused(
-        "random:seed=3",
-        |e| matches!(e, SpecError::UnknownKey { key, .. } if key == "seed"),
-    );
-    refused(
-        "net:a.mzm,tb=x.tb,cpuct=2",
-        |e| matches!(e, SpecError::UnknownKey { key, .. } if key == "cpuct"),
-    );
-    refused(
-        "mcts:sims=10,sims=20",
-        |e| matches!(e, SpecError::DuplicateKey { key, .. } if key == "sims"),
-    );
-    refused(
-        "perfect:db=a.tb,db=b.tb",
-        |e| matches!(e, SpecError::DuplicateKey { key, .. } if key == "db"),
-    );
+    refused("grredy", |e| matches!(e, SpecError::UnknownKind { kind, .. } if kind == "grredy"));
+    refused("mcts:sims=10,depth=3", |e| matches!(e, SpecError::UnknownKey { key, .. } if key == "depth"));
+    refused("random:seed=3", |e| matches!(e, SpecError::UnknownKey { key, .. } if key == "seed"));
+    refused("net:a.mzm,tb=x.tb,cpuct=2", |e| matches!(e, SpecError::UnknownKey { key, .. } if key == "cpuct"));
+    refused("mcts:sims=10,sims=20", |e| matches!(e, SpecError::DuplicateKey { key, .. } if key == "sims"));
+    refused("perfect:db=a.tb,db=b.tb", |e| matches!(e, SpecError::DuplicateKey { key, .. } if key == "db"));
     refused(
         "mcts:sims=abc",
         |e| matches!(e, SpecError::BadNumber { key, value, .. } if key == "sims" && value == "abc"),
     );
-    refused(
-        "mcts:sims=0",
-        |e| matches!(e, SpecError::BadNumber { key, .. } if key == "sims"),
-    );
-    refused(
-        "mcts:cpuct=-1",
-        |e| matches!(e, SpecError::BadNumber { key, .. } if key == "cpuct"),
-    );
-    refused(
-        "alphabeta:depth=deep",
-        |e| matches!(e, SpecError::BadNumber { key, .. } if key == "depth"),
-    );
-    refused(
-        "net:a.mzm,sims=-1",
-        |e| matches!(e, SpecError::BadNumber { key, .. } if key == "sims"),
-    );
-    refused(
-        "alphabeta:4",
-        |e| matches!(e, SpecError::NotKeyValue { piece, .. } if piece == "4"),
-    );
-    refused("net:", |e| {
-        matches!(
-            e,
-            SpecError::Missing {
-                what: "a model file",
-                ..
-            }
-        )
-    });
-    refused("net:sims=5", |e| {
-        matches!(
-            e,
-            SpecError::Missing {
-                what: "a model file",
-                ..
-            }
-        )
-    });
-    refused("perfect:depth=3", |e| {
-        matches!(
-            e,
-            SpecError::Missing {
-                what: "db=FILE",
-                ..
-            }
-        )
-    });
-    refused("alphabeta:depth=3,ms=10", |e| {
-        matches!(e, SpecError::DepthAndTime { .. })
-    });
-    refused("perfect:db=a.tb,depth=3,ms=10", |e| {
-        matches!(e, SpecError::DepthAndTime { .. })
-    });
+    refused("mcts:sims=0", |e| matches!(e, SpecError::BadNumber { key, .. } if key == "sims"));
+    refused("mcts:cpuct=-1", |e| matches!(e, SpecError::BadNumber { key, .. } if key == "cpuct"));
+    refused("alphabeta:depth=deep", |e| matches!(e, SpecError::BadNumber { key, .. } if key == "depth"));
+    refused("net:a.mzm,sims=-1", |e| matches!(e, SpecError::BadNumber { key, .. } if key == "sims"));
+    refused("alphabeta:4", |e| matches!(e, SpecError::NotKeyValue { piece, .. } if piece == "4"));
+    refused("net:", |e| matches!(e, SpecError::Missing { what: "a model file", .. }));
+    refused("net:sims=5", |e| matches!(e, SpecError::Missing { what: "a model file", .. }));
+    refused("perfect:depth=3", |e| matches!(e, SpecError::Missing { what: "db=FILE", .. }));
+    refused("alphabeta:depth=3,ms=10", |e| matches!(e, SpecError::DepthAndTime { .. }));
+    refused("perfect:db=a.tb,depth=3,ms=10", |e| matches!(e, SpecError::DepthAndTime { .. }));
 }
 
 /// Asserts that `text` parses but is refused for `game` with the file error `matches` accepts,
@@ -281,26 +146,13 @@ fn files_that_cannot_be_used_are_refused_by_name() {
     let [oware, kalah] = fixtures(dir.path());
     let missing = dir.path().join("nothing-here.mzm");
     let (m, d) = (missing.display(), kalah.db.display());
-    unusable(
-        &oware.game,
-        &format!("net:{m}"),
-        |e| matches!(e, FileError::Missing { path } if path == &missing),
-    );
-    unusable(&oware.game, &format!("perfect:db={m}"), |e| {
-        matches!(e, FileError::Missing { .. })
-    });
-    unusable(
-        &kalah.game,
-        &format!("net:{},tb={m}", kalah.model.display()),
-        |e| matches!(e, FileError::Missing { .. }),
-    );
+    unusable(&oware.game, &format!("net:{m}"), |e| matches!(e, FileError::Missing { path } if path == &missing));
+    unusable(&oware.game, &format!("perfect:db={m}"), |e| matches!(e, FileError::Missing { .. }));
+    unusable(&kalah.game, &format!("net:{},tb={m}", kalah.model.display()), |e| matches!(e, FileError::Missing { .. }));
 
     // A model for another game, read fresh and then from the shared cache.
     let kalah_model = format!("net:{}", kalah.model.display());
-    AgentSpec::parse(&kalah_model)
-        .unwrap()
-        .check(&kalah.game)
-        .unwrap();
+    AgentSpec::parse(&kalah_model).unwrap().check(&kalah.game).unwrap();
     let (kalah_rules, oware_rules) = (kalah.game.rules_string(), oware.game.rules_string());
     unusable(
         &oware.game,
@@ -308,9 +160,7 @@ fn files_that_cannot_be_used_are_refused_by_name() {
         |e| matches!(e, FileError::ModelForOtherGame { found, expected, .. } if *found == kalah_rules && *expected == oware_rules),
     );
     let oware_model = format!("net:{}", oware.model.display());
-    unusable(&kalah.game, &oware_model, |e| {
-        matches!(e, FileError::ModelForOtherGame { .. })
-    });
+    unusable(&kalah.game, &oware_model, |e| matches!(e, FileError::ModelForOtherGame { .. }));
 
     // A database for another game, alone and behind a network.
     unusable(
@@ -318,23 +168,13 @@ fn files_that_cannot_be_used_are_refused_by_name() {
         &format!("perfect:db={d}"),
         |e| matches!(e, FileError::DatabaseForOtherGame { found, expected, .. } if *found == kalah_rules && *expected == oware_rules),
     );
-    unusable(&oware.game, &format!("{oware_model},tb={d}"), |e| {
-        matches!(e, FileError::DatabaseForOtherGame { .. })
-    });
+    unusable(&oware.game, &format!("{oware_model},tb={d}"), |e| matches!(e, FileError::DatabaseForOtherGame { .. }));
 
     // Files of the wrong kind keep the reader's own words.
     unusable(&kalah.game, &format!("net:{d}"), |e| {
-        matches!(
-            e,
-            FileError::Model {
-                source: NnError::NotAModel { .. },
-                ..
-            }
-        )
+        matches!(e, FileError::Model { source: NnError::NotAModel { .. }, .. })
     });
-    unusable(
-        &kalah.game,
-        &format!("perfect:db={}", kalah.model.display()),
-        |e| matches!(e, FileError::Database { .. }),
-    );
+    unusable(&kalah.game, &format!("perfect:db={}", kalah.model.display()), |e| {
+        matches!(e, FileError::Database { .. })
+    });
 }

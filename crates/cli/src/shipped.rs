@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use burn::prelude::Device;
-use mancala_nn::{model_from_bytes, ModelMeta, Net, NnError};
-use mancala_rules::{parse_rules, AnyGame, Game};
+use mancala_nn::{ModelMeta, Net, NnError, model_from_bytes};
+use mancala_rules::{AnyGame, Game, parse_rules};
 
 /// (preset, model file bytes).
 const SHIPPED: &[(&str, &[u8])] = &[
@@ -24,9 +24,8 @@ pub fn shipped_model(game: &AnyGame) -> Result<Option<(ModelMeta, Net)>, NnError
 
 fn from_table(table: &[(&str, &[u8])], game: &AnyGame) -> Result<Option<(ModelMeta, Net)>, NnError> {
     let rules = game.rules_string();
-    let Some((preset, bytes)) = table
-        .iter()
-        .find(|(preset, _)| parse_rules(preset).is_ok_and(|g| g.rules_string() == rules))
+    let Some((preset, bytes)) =
+        table.iter().find(|(preset, _)| parse_rules(preset).is_ok_and(|g| g.rules_string() == rules))
     else {
         return Ok(None);
     };

@@ -11,49 +11,32 @@ use mancala_rules::{Game, parse_rules};
 const BIN: &str = env!("CARGO_BIN_EXE_mancala-zero");
 
 fn bench(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .arg("bench")
-        .args(args)
-        .output()
-        .expect("the binary runs")
+    Command::new(BIN).arg("bench").args(args).output().expect("the binary runs")
 }
 
 /// Runs a bench that must succeed; returns its stdout lines.
 fn bench_ok(args: &[&str]) -> Vec<String> {
     let out = bench(args);
     let stdout = String::from_utf8(out.stdout).expect("utf-8");
-    assert!(
-        out.status.success(),
-        "{args:?} failed: {}\n{stdout}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{args:?} failed: {}\n{stdout}", String::from_utf8_lossy(&out.stderr));
     stdout.lines().map(str::to_string).collect()
 }
 
 /// The number after `prefix` on the line that starts with it (the first word after it).
 fn figure(lines: &[String], prefix: &str) -> f64 {
-    let line = lines
-        .iter()
-        .find(|l| l.starts_with(prefix))
-        .unwrap_or_else(|| panic!("no '{prefix}' line in {lines:#?}"));
+    let line =
+        lines.iter().find(|l| l.starts_with(prefix)).unwrap_or_else(|| panic!("no '{prefix}' line in {lines:#?}"));
     let rest = line[prefix.len()..].trim();
-    let word = rest
-        .split_whitespace()
-        .next()
-        .unwrap_or_else(|| panic!("nothing after '{prefix}': {line}"));
-    word.parse()
-        .unwrap_or_else(|_| panic!("'{word}' in '{line}' is not a number"))
+    let word = rest.split_whitespace().next().unwrap_or_else(|| panic!("nothing after '{prefix}': {line}"));
+    word.parse().unwrap_or_else(|_| panic!("'{word}' in '{line}' is not a number"))
 }
 
 /// Checks that the last line is exactly `{name}: N` with a positive integer N; returns N.
 fn last_integer(lines: &[String], name: &str) -> u64 {
     let last = lines.last().expect("some output");
-    let value = last
-        .strip_prefix(&format!("{name}: "))
-        .unwrap_or_else(|| panic!("last line '{last}' is not '{name}: N'"));
-    let n: u64 = value
-        .parse()
-        .unwrap_or_else(|_| panic!("'{value}' in '{last}' is not an integer"));
+    let value =
+        last.strip_prefix(&format!("{name}: ")).unwrap_or_else(|| panic!("last line '{last}' is not '{name}: N'"));
+    let n: u64 = value.parse().unwrap_or_else(|_| panic!("'{value}' in '{last}' is not an integer"));
     assert!(n > 0, "{last}");
     n
 }
@@ -63,25 +46,13 @@ fn fails_naming(args: &[&str], words: &[&str]) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{args:?} should fail");
     for w in words {
-        assert!(
-            stderr.contains(w),
-            "{args:?}: stderr lacks '{w}':\n{stderr}"
-        );
+        assert!(stderr.contains(w), "{args:?}: stderr lacks '{w}':\n{stderr}");
     }
 }
 
 #[test]
 fn rules_bench_reports_moves_per_second_for_every_game() {
-    for game in [
-        "oware",
-        "ouril",
-        "awale",
-        "kalah",
-        "ba-awa",
-        "owela",
-        "kalah:4,3",
-        "oware grand_slam=capture-all",
-    ] {
+    for game in ["oware", "ouril", "awale", "kalah", "ba-awa", "owela", "kalah:4,3", "oware grand_slam=capture-all"] {
         let lines = bench_ok(&["rules", "--game", game, "--seconds", "0.2"]);
         let moves_per_s = last_integer(&lines, "moves/s") as f64;
         let games_per_s = figure(&lines, "games/s:");
@@ -89,10 +60,7 @@ fn rules_bench_reports_moves_per_second_for_every_game() {
         assert!(games_per_s > 0.0 && plies >= 1.0, "{game}: {lines:#?}");
         // The figures describe the same run: moves = games x plies a game (rounding aside).
         let implied = games_per_s * plies;
-        assert!(
-            (implied - moves_per_s).abs() <= 0.01 * moves_per_s + plies + 1.0,
-            "{game}: {lines:#?}"
-        );
+        assert!((implied - moves_per_s).abs() <= 0.01 * moves_per_s + plies + 1.0, "{game}: {lines:#?}");
         let rules = parse_rules(game).unwrap().rules_string();
         assert_eq!(lines[0], format!("game: {rules}"));
     }
@@ -101,22 +69,9 @@ fn rules_bench_reports_moves_per_second_for_every_game() {
 #[test]
 fn mcts_bench_reports_simulations_per_second() {
     for game in ["oware", "kalah"] {
-        let lines = bench_ok(&[
-            "mcts",
-            "--game",
-            game,
-            "--simulations",
-            "300",
-            "--seconds",
-            "0.2",
-        ]);
+        let lines = bench_ok(&["mcts", "--game", game, "--simulations", "300", "--seconds", "0.2"]);
         last_integer(&lines, "simulations/s");
-        assert!(
-            lines
-                .iter()
-                .any(|l| l.starts_with("searches: ") && l.contains("of 300 simulations")),
-            "{lines:#?}"
-        );
+        assert!(lines.iter().any(|l| l.starts_with("searches: ") && l.contains("of 300 simulations")), "{lines:#?}");
     }
 }
 
@@ -126,18 +81,10 @@ fn check_nn(lines: &[String], expected: &NetConfig) {
     let batch_lines: Vec<&String> = lines.iter().filter(|l| l.starts_with("batch ")).collect();
     assert_eq!(batch_lines.len(), 10, "{lines:#?}");
     for (line, n) in batch_lines.iter().zip([1, 8, 32, 128, 512].repeat(2)) {
-        let rest = line
-            .strip_prefix(&format!("batch {n}: "))
-            .unwrap_or_else(|| panic!("'{line}' is not batch {n}"));
-        let (rate, per_call) = rest
-            .split_once(" positions/s (")
-            .unwrap_or_else(|| panic!("'{line}'"));
+        let rest = line.strip_prefix(&format!("batch {n}: ")).unwrap_or_else(|| panic!("'{line}' is not batch {n}"));
+        let (rate, per_call) = rest.split_once(" positions/s (").unwrap_or_else(|| panic!("'{line}'"));
         assert!(rate.parse::<u64>().unwrap() > 0, "{line}");
-        let us: f64 = per_call
-            .strip_suffix(" us/call)")
-            .unwrap_or_else(|| panic!("'{line}'"))
-            .parse()
-            .unwrap();
+        let us: f64 = per_call.strip_suffix(" us/call)").unwrap_or_else(|| panic!("'{line}'")).parse().unwrap();
         assert!(us > 0.0, "{line}");
     }
     let params = figure(lines, "parameters:") as usize;
@@ -162,22 +109,26 @@ fn small_config(game: &str, arch: Architecture, width: usize, blocks: usize) -> 
 
 #[test]
 fn nn_bench_reports_every_batch_and_the_training_step() {
-    let lines = bench_ok(&[
-        "nn",
-        "--game",
-        "oware",
-        "--width",
-        "16",
-        "--blocks",
-        "1",
-        "--seconds",
-        "0.2",
-    ]);
+    let lines = bench_ok(&["nn", "--game", "oware", "--width", "16", "--blocks", "1", "--seconds", "0.2"]);
     check_nn(&lines, &small_config("oware", Architecture::Mlp, 16, 1));
     // An MLP on the CPU is evaluated by the plain-Rust kernel, a conv tower by burn.
     let evaluator = |lines: &[String]| lines.iter().find(|l| l.starts_with("evaluator (")).cloned().unwrap_or_default();
     assert!(evaluator(&lines).contains("plain-Rust"), "{lines:#?}");
-    let lines = bench_ok(&["nn", "--game", "kalah", "--width", "16", "--blocks", "1", "--kernel", "scalar", "--batches", "3", "--seconds", "0.1"]);
+    let lines = bench_ok(&[
+        "nn",
+        "--game",
+        "kalah",
+        "--width",
+        "16",
+        "--blocks",
+        "1",
+        "--kernel",
+        "scalar",
+        "--batches",
+        "3",
+        "--seconds",
+        "0.1",
+    ]);
     assert!(evaluator(&lines).contains("plain-Rust scalar kernel"), "{lines:#?}");
     let lines = bench_ok(&[
         "nn",
@@ -197,18 +148,15 @@ fn nn_bench_reports_every_batch_and_the_training_step() {
 }
 
 fn temp_config(name: &str, text: &str) -> PathBuf {
-    let path =
-        std::env::temp_dir().join(format!("mancala-bench-{}-{name}.toml", std::process::id()));
+    let path = std::env::temp_dir().join(format!("mancala-bench-{}-{name}.toml", std::process::id()));
     std::fs::write(&path, text).unwrap();
     path
 }
 
 #[test]
 fn nn_bench_reads_the_network_table_of_a_config() {
-    let path = temp_config(
-        "good",
-        "[game]\nrules = \"kalah\"\n[network]\narchitecture = \"conv\"\nwidth = 8\nblocks = 1\n",
-    );
+    let path =
+        temp_config("good", "[game]\nrules = \"kalah\"\n[network]\narchitecture = \"conv\"\nwidth = 8\nblocks = 1\n");
     let p = path.to_str().unwrap();
     // Without --game the config's game is benchmarked.
     let lines = bench_ok(&["nn", "--config", p, "--seconds", "0.2"]);
@@ -216,62 +164,26 @@ fn nn_bench_reads_the_network_table_of_a_config() {
     let kalah = parse_rules("kalah").unwrap().rules_string();
     assert_eq!(lines[0], format!("game: {kalah}"));
     // Options on the command line win over the file.
-    let lines = bench_ok(&[
-        "nn",
-        "--game",
-        "owela",
-        "--config",
-        p,
-        "--architecture",
-        "mlp",
-        "--seconds",
-        "0.2",
-    ]);
+    let lines = bench_ok(&["nn", "--game", "owela", "--config", p, "--architecture", "mlp", "--seconds", "0.2"]);
     check_nn(&lines, &small_config("owela", Architecture::Mlp, 8, 1));
     std::fs::remove_file(path).unwrap();
 }
 
 #[test]
 fn bad_input_is_refused_with_a_clear_message() {
-    fails_naming(
-        &["rules", "--game", "chess", "--seconds", "0.1"],
-        &["chess", "oware"],
-    );
-    fails_naming(
-        &["mcts", "--game", "oware houses=99", "--seconds", "0.1"],
-        &["houses"],
-    );
-    fails_naming(
-        &["rules", "--game", "kalah", "--seconds", "-1"],
-        &["--seconds", "-1"],
-    );
+    fails_naming(&["rules", "--game", "chess", "--seconds", "0.1"], &["chess", "oware"]);
+    fails_naming(&["mcts", "--game", "oware houses=99", "--seconds", "0.1"], &["houses"]);
+    fails_naming(&["rules", "--game", "kalah", "--seconds", "-1"], &["--seconds", "-1"]);
     fails_naming(&["rules", "--seconds", "soon"], &["soon"]);
     fails_naming(&["mcts", "--simulations", "0"], &["--simulations", "0"]);
-    fails_naming(
-        &["nn", "--architecture", "transformer"],
-        &["transformer", "mlp"],
-    );
+    fails_naming(&["nn", "--architecture", "transformer"], &["transformer", "mlp"]);
     fails_naming(&["nn", "--width", "0"], &["--width"]);
     fails_naming(&["nn", "--kernel", "mmx"], &["--kernel", "mmx", "scalar"]);
-    fails_naming(
-        &["nn", "--architecture", "conv", "--kernel", "scalar"],
-        &["--kernel", "MLP"],
-    );
-    fails_naming(
-        &["nn", "--config", "/no/such/run.toml"],
-        &["/no/such/run.toml"],
-    );
+    fails_naming(&["nn", "--architecture", "conv", "--kernel", "scalar"], &["--kernel", "MLP"]);
+    fails_naming(&["nn", "--config", "/no/such/run.toml"], &["/no/such/run.toml"]);
     for (name, text, words) in [
-        (
-            "narrow",
-            "[game]\nrules = \"oware\"\n[network]\nwidth = 0\n",
-            &["network.width", "0"][..],
-        ),
-        (
-            "wide",
-            "[game]\nrules = \"oware\"\n[network]\nwidth = \"wide\"\n",
-            &["width", "wide"][..],
-        ),
+        ("narrow", "[game]\nrules = \"oware\"\n[network]\nwidth = 0\n", &["network.width", "0"][..]),
+        ("wide", "[game]\nrules = \"oware\"\n[network]\nwidth = \"wide\"\n", &["width", "wide"][..]),
         ("gameless", "[network]\nwidth = 8\n", &["game"][..]),
     ] {
         let bad = temp_config(name, text);

@@ -20,7 +20,11 @@ fn play(args: &[&str], script: &str) -> (Option<i32>, String, String) {
     });
     let out = child.wait_with_output().unwrap();
     writer.join().unwrap();
-    (out.status.code(), String::from_utf8_lossy(&out.stdout).to_string(), String::from_utf8_lossy(&out.stderr).to_string())
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
 }
 
 #[test]
@@ -57,7 +61,10 @@ fn the_engine_moves_first_when_you_play_north_and_bad_sides_are_refused() {
     assert_eq!(code, Some(0));
     let engine_line = out.find("engine plays").expect("the engine opened");
     assert!(engine_line < out.find("your move").unwrap());
-    assert!(out.contains("against MCTS guided by the shipped oware network"), "the shipped Oware network plays by default: {out}");
+    assert!(
+        out.contains("against MCTS guided by the shipped oware network"),
+        "the shipped Oware network plays by default: {out}"
+    );
     let (code, _, err) = play(&["--side", "east"], "");
     assert_eq!(code, Some(1));
     assert!(err.contains("--side 'east'"), "{err}");

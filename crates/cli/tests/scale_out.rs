@@ -21,12 +21,11 @@ fn bin() -> Command {
 }
 
 fn config(dir: &std::path::Path) -> std::path::PathBuf {
-    let text = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny.toml"),
-    )
-    .unwrap()
-    .replace("iterations = 2", "iterations = 8")
-    .replace("tensorboard = true", "tensorboard = false");
+    let text =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/tiny.toml"))
+            .unwrap()
+            .replace("iterations = 2", "iterations = 8")
+            .replace("tensorboard = true", "tensorboard = false");
     let path = dir.join("fleet.toml");
     std::fs::write(&path, text).unwrap();
     path
@@ -34,16 +33,7 @@ fn config(dir: &std::path::Path) -> std::path::PathBuf {
 
 fn worker(url: &str, id: &str) -> Child {
     bin()
-        .args([
-            "worker",
-            "--quiet",
-            "--threads",
-            "1",
-            "--store",
-            url,
-            "--id",
-            id,
-        ])
+        .args(["worker", "--quiet", "--threads", "1", "--store", url, "--id", id])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -68,11 +58,7 @@ fn finish(mut child: Child, what: &str, limit: Duration) -> String {
         std::thread::sleep(Duration::from_millis(20));
     }
     let out = child.wait_with_output().unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "{what} failed: {text}");
     text
 }
@@ -87,24 +73,12 @@ fn fleet(url: &str, scratch: &std::path::Path) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    wait_until("the run to be created", Duration::from_secs(60), || {
-        store().exists(layout::RUN).unwrap_or(false)
-    });
-    let mut workers: Vec<Child> = ["w1", "w2", "w3"]
-        .iter()
-        .map(|id| worker(url, id))
-        .collect();
+    wait_until("the run to be created", Duration::from_secs(60), || store().exists(layout::RUN).unwrap_or(false));
+    let mut workers: Vec<Child> = ["w1", "w2", "w3"].iter().map(|id| worker(url, id)).collect();
 
     // w1 stores a shard, then is killed while it plays the next (or uploads it).
-    let shards_of = |id: &str| {
-        store()
-            .list(&format!("shards/{id}/"))
-            .map(|l| l.len())
-            .unwrap_or(0)
-    };
-    wait_until("w1's first shard", Duration::from_secs(60), || {
-        shards_of("w1") >= 1
-    });
+    let shards_of = |id: &str| store().list(&format!("shards/{id}/")).map(|l| l.len()).unwrap_or(0);
+    wait_until("w1's first shard", Duration::from_secs(60), || shards_of("w1") >= 1);
     std::thread::sleep(Duration::from_millis(30));
     workers[0].kill().unwrap();
     workers[0].wait().unwrap();
@@ -114,9 +88,7 @@ fn fleet(url: &str, scratch: &std::path::Path) {
     // The trainer is killed once it has published a candidate, and resumed.
     let run = Run::open(store()).unwrap();
     wait_until("a candidate", Duration::from_secs(120), || {
-        run.generations(layout::CANDIDATES)
-            .map(|g| g.len() >= 2)
-            .unwrap_or(false)
+        run.generations(layout::CANDIDATES).map(|g| g.len() >= 2).unwrap_or(false)
     });
     trainer.kill().unwrap();
     trainer.wait().unwrap();
@@ -142,37 +114,17 @@ fn fleet(url: &str, scratch: &std::path::Path) {
     let newest = run.newest_candidate().unwrap();
     assert_eq!(newest.generation, 8);
     let ingested: HashSet<&String> = newest.ingested.iter().collect();
-    assert_eq!(
-        ingested.len(),
-        newest.ingested.len(),
-        "a shard ingested twice"
-    );
-    let stored: HashSet<String> = run
-        .store
-        .list(layout::SHARDS)
-        .unwrap()
-        .into_iter()
-        .map(|e| e.key)
-        .collect();
+    assert_eq!(ingested.len(), newest.ingested.len(), "a shard ingested twice");
+    let stored: HashSet<String> = run.store.list(layout::SHARDS).unwrap().into_iter().map(|e| e.key).collect();
     for key in &newest.ingested {
         assert!(stored.contains(key), "{key} ingested but not stored");
     }
     for id in ["w1", "w2", "w3"] {
-        assert!(
-            newest
-                .ingested
-                .iter()
-                .any(|k| k.starts_with(&format!("shards/{id}/"))),
-            "no shard of {id} ingested"
-        );
+        assert!(newest.ingested.iter().any(|k| k.starts_with(&format!("shards/{id}/"))), "no shard of {id} ingested");
     }
     // The restarted w1 continued its numbering: no gap, no number twice.
-    let w1: Vec<u64> = stored
-        .iter()
-        .filter_map(|k| layout::shard_of(k))
-        .filter(|(w, _)| *w == "w1")
-        .map(|(_, s)| s)
-        .collect();
+    let w1: Vec<u64> =
+        stored.iter().filter_map(|k| layout::shard_of(k)).filter(|(w, _)| *w == "w1").map(|(_, s)| s).collect();
     assert!(w1.len() >= w1_before);
     let mut sorted = w1.clone();
     sorted.sort_unstable();
@@ -180,18 +132,11 @@ fn fleet(url: &str, scratch: &std::path::Path) {
     // The workers that ran to the end play with the newest model.
     for id in ["w1", "w2", "w3"] {
         let beat: WorkerBeat = run.read(&layout::worker_key(id)).unwrap();
-        assert_eq!(
-            beat.model_generation, best.generation,
-            "{id} plays with generation {}",
-            beat.model_generation
-        );
+        assert_eq!(beat.model_generation, best.generation, "{id} plays with generation {}", beat.model_generation);
     }
     let status = bin().args(["status", "--store", url]).output().unwrap();
     let text = String::from_utf8_lossy(&status.stdout);
-    assert!(
-        status.status.success() && text.contains("trainer: candidate 8") && text.contains("w3"),
-        "{text}"
-    );
+    assert!(status.status.success() && text.contains("trainer: candidate 8") && text.contains("w3"), "{text}");
 }
 
 #[test]
@@ -205,10 +150,7 @@ fn s3_bucket() -> Option<String> {
     match std::env::var("MZ_TEST_S3_BUCKET") {
         Ok(b) if !b.is_empty() => Some(b),
         _ => {
-            assert!(
-                std::env::var("MZ_REQUIRE_S3").is_err(),
-                "MZ_REQUIRE_S3 is set but MZ_TEST_S3_BUCKET is not"
-            );
+            assert!(std::env::var("MZ_REQUIRE_S3").is_err(), "MZ_REQUIRE_S3 is set but MZ_TEST_S3_BUCKET is not");
             eprintln!("skipped: no S3 server (set MZ_TEST_S3_BUCKET and AWS_*, as .ci/run does)");
             None
         }
@@ -216,10 +158,7 @@ fn s3_bucket() -> Option<String> {
 }
 
 fn unique(name: &str) -> String {
-    let t = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
+    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
     format!("{name}-{}-{t}", std::process::id())
 }
 
@@ -249,26 +188,14 @@ fn s3_errors_name_the_object() {
     let e = status(&url, &[("AWS_SECRET_ACCESS_KEY", "wrong")]);
     assert!(e.contains(&format!("{url}/run.json: access denied")), "{e}");
     let e = status("s3://no-such-bucket-mz/run", &[]);
-    assert!(
-        e.contains("bucket 'no-such-bucket-mz' does not exist"),
-        "{e}"
-    );
+    assert!(e.contains("bucket 'no-such-bucket-mz' does not exist"), "{e}");
     let e = status(&url, &[("AWS_ENDPOINT", "http://127.0.0.1:9")]);
-    assert!(
-        e.contains(&format!("cannot read {url}/run.json")) && e.contains("Connection refused"),
-        "{e}"
-    );
+    assert!(e.contains(&format!("cannot read {url}/run.json")) && e.contains("Connection refused"), "{e}");
 
     // The store contract on the real server: a conditional create keeps the first object.
     let store = Store::open(&url).unwrap();
-    assert_eq!(
-        store.create("shards/w/00000001.shard", b"first").unwrap(),
-        mancala_store::Created::New
-    );
-    assert_eq!(
-        store.create("shards/w/00000001.shard", b"second").unwrap(),
-        mancala_store::Created::Existed
-    );
+    assert_eq!(store.create("shards/w/00000001.shard", b"first").unwrap(), mancala_store::Created::New);
+    assert_eq!(store.create("shards/w/00000001.shard", b"second").unwrap(), mancala_store::Created::Existed);
     assert_eq!(store.get("shards/w/00000001.shard").unwrap(), b"first");
     assert_eq!(store.list("shards/").unwrap().len(), 1);
     // A corrupt pointer in a real run is named.
@@ -277,15 +204,9 @@ fn s3_errors_name_the_object() {
     let text = std::fs::read_to_string(config(scratch.path())).unwrap();
     let run = Run::create(Store::open(&run_url).unwrap(), &text).unwrap();
     run.store.put(layout::BEST, b"garbage").unwrap();
-    let out = bin()
-        .args(["worker", "--store", &run_url, "--id", "x"])
-        .output()
-        .unwrap();
+    let out = bin().args(["worker", "--store", &run_url, "--id", "x"]).output().unwrap();
     let e = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !out.status.success() && e.contains(&format!("{run_url}/best.json is corrupt")),
-        "{e}"
-    );
+    assert!(!out.status.success() && e.contains(&format!("{run_url}/best.json is corrupt")), "{e}");
 }
 
 /// A loopback TCP forwarder that can be cut and restored, to make a store unreachable for a
@@ -311,7 +232,8 @@ impl Proxy {
                     continue;
                 }
                 let Ok(server) = TcpStream::connect(target) else { continue };
-                for (mut from, mut to) in [(client.try_clone().unwrap(), server.try_clone().unwrap()), (server, client)] {
+                for (mut from, mut to) in [(client.try_clone().unwrap(), server.try_clone().unwrap()), (server, client)]
+                {
                     let flag = flag.clone();
                     std::thread::spawn(move || {
                         let mut buf = [0u8; 16384];
@@ -346,7 +268,8 @@ fn a_worker_rides_out_an_unreachable_store() {
     let proxy = Proxy::start(target);
     let url = format!("s3://{bucket}/{}", unique("outage"));
     let scratch = tempfile::tempdir().unwrap();
-    let run = Run::create(Store::open(&url).unwrap(), &std::fs::read_to_string(config(scratch.path())).unwrap()).unwrap();
+    let run =
+        Run::create(Store::open(&url).unwrap(), &std::fs::read_to_string(config(scratch.path())).unwrap()).unwrap();
     let child = bin()
         .args(["worker", "--threads", "1", "--id", "w", "--store", &url])
         .env("AWS_ENDPOINT", format!("http://127.0.0.1:{}", proxy.port))

@@ -80,7 +80,11 @@ fn bad_arguments_are_refused_before_listening() {
         (&["--db", "/nonexistent/oware.tb"][..], "/nonexistent/oware.tb"),
         (&["--host", "not a host"][..], "not a host"),
     ] {
-        let output = Command::new(env!("CARGO_BIN_EXE_mancala-zero")).args(["serve", "--port", "0"]).args(args).output().unwrap();
+        let output = Command::new(env!("CARGO_BIN_EXE_mancala-zero"))
+            .args(["serve", "--port", "0"])
+            .args(args)
+            .output()
+            .unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(!output.status.success(), "{args:?} succeeded");
         assert!(stderr.contains(expected), "{args:?}: {stderr}");

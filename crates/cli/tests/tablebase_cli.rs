@@ -89,9 +89,11 @@ fn a_corrupt_or_missing_database_is_refused() {
 fn build_refuses_games_and_limits_it_cannot_do() {
     let out = temp("never.mztb");
     let out = out.to_str().unwrap();
-    for (game, seeds, expected) in
-        [("owela", "4", "Oware and Kalah only"), ("kalah:2,1", "5", "only 4 seeds"), ("nosuchgame", "4", "unknown preset")]
-    {
+    for (game, seeds, expected) in [
+        ("owela", "4", "Oware and Kalah only"),
+        ("kalah:2,1", "5", "only 4 seeds"),
+        ("nosuchgame", "4", "unknown preset"),
+    ] {
         let res = mz(&["tablebase", "build", "--game", game, "--seeds", seeds, "--out", out]);
         let (_, stderr) = text(&res);
         assert!(!res.status.success());

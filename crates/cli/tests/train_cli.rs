@@ -21,9 +21,7 @@ fn tiny() -> PathBuf {
 }
 
 fn files_under(dir: &Path, sub: &str) -> usize {
-    std::fs::read_dir(dir.join(sub))
-        .map(|d| d.count())
-        .unwrap_or(0)
+    std::fs::read_dir(dir.join(sub)).map(|d| d.count()).unwrap_or(0)
 }
 
 #[test]
@@ -37,11 +35,7 @@ fn two_iterations_end_to_end() {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     assert!(stdout.contains("candidate    2"), "{stdout}");
     assert!(stdout.contains("done: 2 iterations"), "{stdout}");
     let run = dir.path().join("t");
@@ -62,14 +56,8 @@ fn two_iterations_end_to_end() {
     assert!(files_under(&run, "models") >= 3 && files_under(&run, "optim") >= 2);
     assert!(files_under(&run, "tb") >= 1, "no TensorBoard event file");
     let metrics = std::fs::read_to_string(run.join("metrics.jsonl")).unwrap();
-    let lines: Vec<serde_json::Value> = metrics
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let candidates: Vec<&serde_json::Value> = lines
-        .iter()
-        .filter(|l| l["record"] == "candidate")
-        .collect();
+    let lines: Vec<serde_json::Value> = metrics.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let candidates: Vec<&serde_json::Value> = lines.iter().filter(|l| l["record"] == "candidate").collect();
     assert_eq!(candidates.len(), 2);
     for key in [
         "loss/policy",
@@ -84,17 +72,8 @@ fn two_iterations_end_to_end() {
     ] {
         assert!(candidates[1][key].is_number(), "metrics lack {key}");
     }
-    assert!(
-        lines
-            .iter()
-            .any(|l| l["record"] == "gating" && l["gating/score"].is_number())
-    );
-    assert!(
-        lines
-            .iter()
-            .any(|l| l["elo/random"].is_number() && l["elo/greedy"].is_number()),
-        "{metrics}"
-    );
+    assert!(lines.iter().any(|l| l["record"] == "gating" && l["gating/score"].is_number()));
+    assert!(lines.iter().any(|l| l["elo/random"].is_number() && l["elo/greedy"].is_number()), "{metrics}");
 
     // An existing run is never overwritten silently.
     let again = bin()
@@ -111,22 +90,10 @@ fn two_iterations_end_to_end() {
     // on, and --iterations on resume extends the run.
     let good = std::fs::read(run.join("shards/local-1/00000001.shard")).unwrap();
     std::fs::create_dir_all(run.join("shards/broken")).unwrap();
-    std::fs::write(
-        run.join("shards/broken/00000001.shard"),
-        &good[..good.len() / 2],
-    )
-    .unwrap();
-    let out = bin()
-        .args(["train", "--iterations", "1", "--resume"])
-        .arg(&run)
-        .output()
-        .unwrap();
+    std::fs::write(run.join("shards/broken/00000001.shard"), &good[..good.len() / 2]).unwrap();
+    let out = bin().args(["train", "--iterations", "1", "--resume"]).arg(&run).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     assert!(
         stdout.contains("warning: trainer: skipping shard")
             && stdout.contains("broken/00000001.shard")
@@ -146,47 +113,20 @@ fn export_gives_the_best_model(run: &Path, scratch: &Path) {
     use mancala_rules::{Game, Line};
 
     let exported = scratch.join("out/kalah.mzm");
-    let out = bin()
-        .arg("export")
-        .arg(run)
-        .arg("--out")
-        .arg(&exported)
-        .output()
-        .unwrap();
+    let out = bin().arg("export").arg(run).arg("--out").arg(&exported).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        stdout.contains("exported kalah houses=3 seeds=2") && stdout.contains("elo vs random"),
-        "{stdout}"
-    );
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("exported kalah houses=3 seeds=2") && stdout.contains("elo vs random"), "{stdout}");
 
     let best: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(run.join("best.json")).unwrap()).unwrap();
     let dev = Device::flex();
     let (best_meta, best_net) =
-        mancala_nn::load_model(&run.join(best["model"].as_str().unwrap()), None, None, &dev)
-            .unwrap();
-    let (meta, net) = mancala_nn::load_model(
-        &exported,
-        Some(&best_meta.rules),
-        Some(&best_meta.net),
-        &dev,
-    )
-    .unwrap();
+        mancala_nn::load_model(&run.join(best["model"].as_str().unwrap()), None, None, &dev).unwrap();
+    let (meta, net) = mancala_nn::load_model(&exported, Some(&best_meta.rules), Some(&best_meta.net), &dev).unwrap();
     assert_eq!(meta.step, best_meta.step);
-    assert_eq!(
-        meta.extra["iteration"],
-        best["generation"].as_u64().unwrap().to_string()
-    );
-    assert!(
-        meta.elo.contains_key("random") && meta.elo.contains_key("greedy"),
-        "{:?}",
-        meta.elo
-    );
+    assert_eq!(meta.extra["iteration"], best["generation"].as_u64().unwrap().to_string());
+    assert!(meta.elo.contains_key("random") && meta.elo.contains_key("greedy"), "{:?}", meta.elo);
 
     let game = mancala_rules::parse_rules(&meta.rules).unwrap();
     let mut line = Line::new(game.clone());
@@ -199,87 +139,43 @@ fn export_gives_the_best_model(run: &Path, scratch: &Path) {
     let a = game.action_space();
     let outputs = |net: mancala_nn::Net| {
         let mut ev = mancala_nn::NeuralEvaluator::new(&game, net, dev.clone());
-        let (mut p, mut v) = (
-            vec![0.0f32; positions.len() * a],
-            vec![0.0f32; positions.len()],
-        );
+        let (mut p, mut v) = (vec![0.0f32; positions.len() * a], vec![0.0f32; positions.len()]);
         ev.evaluate(&game, &positions, &mut p, &mut v);
         (p, v)
     };
-    assert_eq!(
-        outputs(net),
-        outputs(best_net),
-        "exported model differs from the run's best"
-    );
+    assert_eq!(outputs(net), outputs(best_net), "exported model differs from the run's best");
 
-    let bad = bin()
-        .arg("export")
-        .arg(run)
-        .args(["--format", "pickle"])
-        .output()
-        .unwrap();
+    let bad = bin().arg("export").arg(run).args(["--format", "pickle"]).output().unwrap();
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--format pickle: expected mzm or onnx"));
     if cfg!(feature = "onnx") {
         // The graph and its sidecar with the metadata and burn's outputs for check inputs
         // (scripts/onnx_check.py compares them with onnxruntime's).
         let onnx = scratch.join("out/kalah.onnx");
-        let out = bin()
-            .arg("export")
-            .arg(run)
-            .args(["--format", "onnx", "--out"])
-            .arg(&onnx)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = bin().arg("export").arg(run).args(["--format", "onnx", "--out"]).arg(&onnx).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         assert!(std::fs::metadata(&onnx).unwrap().len() > 1000);
-        let sidecar: serde_json::Value = serde_json::from_str(
-            &std::fs::read_to_string(scratch.join("out/kalah.onnx.json")).unwrap(),
-        )
-        .unwrap();
+        let sidecar: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(scratch.join("out/kalah.onnx.json")).unwrap()).unwrap();
         assert_eq!(sidecar["model"]["rules"], best_meta.rules.as_str());
         let inputs = sidecar["check"]["inputs"].as_array().unwrap();
-        assert_eq!(
-            sidecar["check"]["policy_logits"].as_array().unwrap().len(),
-            inputs.len()
-        );
-        assert_eq!(
-            sidecar["check"]["policy_logits"][0]
-                .as_array()
-                .unwrap()
-                .len(),
-            a
-        );
+        assert_eq!(sidecar["check"]["policy_logits"].as_array().unwrap().len(), inputs.len());
+        assert_eq!(sidecar["check"]["policy_logits"][0].as_array().unwrap().len(), a);
     } else {
-        let bad = bin()
-            .arg("export")
-            .arg(run)
-            .args(["--format", "onnx"])
-            .output()
-            .unwrap();
+        let bad = bin().arg("export").arg(run).args(["--format", "onnx"]).output().unwrap();
         assert!(!bad.status.success());
         assert!(String::from_utf8_lossy(&bad.stderr).contains("cargo feature 'onnx'"));
     }
-    let bad = bin()
-        .arg("export")
-        .arg(scratch.join("no-such-run"))
-        .output()
-        .unwrap();
+    let bad = bin().arg("export").arg(scratch.join("no-such-run")).output().unwrap();
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("is not a run directory"));
 }
 
 /// What the run was doing when it was killed, read from its records.
 fn stage_at_kill(run: &Run) -> &'static str {
-    let (Ok(c), Ok(g), Ok(e)) = (
-        run.generations(layout::CANDIDATES),
-        run.generations(layout::GATING),
-        run.generations(layout::EVAL),
-    ) else {
+    let (Ok(c), Ok(g), Ok(e)) =
+        (run.generations(layout::CANDIDATES), run.generations(layout::GATING), run.generations(layout::EVAL))
+    else {
         return "starting";
     };
     let newest = c.last().copied().unwrap_or(0);
@@ -312,12 +208,7 @@ fn consistent(run: &Run) -> u64 {
     }
     let mut promoted = 0;
     for g in run.generations(layout::GATING).unwrap() {
-        if run
-            .read::<GatingRecord>(&layout::gating_key(g))
-            .unwrap()
-            .decision
-            == Decision::Promoted
-        {
+        if run.read::<GatingRecord>(&layout::gating_key(g)).unwrap().decision == Decision::Promoted {
             promoted = g;
         }
     }
@@ -333,11 +224,7 @@ fn consistent(run: &Run) -> u64 {
             .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
             .map(|v| format!("{}/{}", v["record"], v["iteration"]))
             .collect();
-        assert_eq!(
-            keys.iter().collect::<HashSet<_>>().len(),
-            keys.len(),
-            "a metrics line twice: {text}"
-        );
+        assert_eq!(keys.iter().collect::<HashSet<_>>().len(), keys.len(), "a metrics line twice: {text}");
     }
     *gens.last().unwrap()
 }
@@ -363,9 +250,7 @@ fn a_run_killed_at_random_moments_resumes_every_time() {
     while kills < 22 {
         let mut cmd = bin();
         if sessions == 0 {
-            cmd.args(["train", "--config"])
-                .arg(&config_path)
-                .args(["--store", &url]);
+            cmd.args(["train", "--config"]).arg(&config_path).args(["--store", &url]);
         } else {
             cmd.args(["train", "--resume", &url]);
         }
@@ -374,15 +259,8 @@ fn a_run_killed_at_random_moments_resumes_every_time() {
             cmd.args(["--iterations", "20"]);
         }
         sessions += 1;
-        let mut child = cmd
-            .arg("--quiet")
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        x = x
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
+        let mut child = cmd.arg("--quiet").stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+        x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
         let wait = Duration::from_millis(100 + (x >> 33) % 1400);
         let deadline = Instant::now() + wait;
         while Instant::now() < deadline && child.try_wait().unwrap().is_none() {
@@ -409,30 +287,17 @@ fn a_run_killed_at_random_moments_resumes_every_time() {
     eprintln!("{kills} kills in {sessions} sessions, by stage: {stages:?}");
     let out = bin().args(["train", "--resume", &url]).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     let run = Run::open(Store::open(&url).unwrap()).unwrap();
     let info = run.info().unwrap();
     assert!(info.finished);
-    assert!(
-        stdout.contains(&format!("done: {} iterations", info.iterations)),
-        "{stdout}"
-    );
+    assert!(stdout.contains(&format!("done: {} iterations", info.iterations)), "{stdout}");
     assert_eq!(consistent(&run), info.iterations);
     // After the final session the pointer is mended to the newest promotion.
-    let status = bin()
-        .args(["status", "--json", "--store", &url])
-        .output()
-        .unwrap();
+    let status = bin().args(["status", "--json", "--store", &url]).output().unwrap();
     let v: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
     assert_eq!(v["generation"], info.iterations);
-    assert_eq!(
-        v["best"]["generation"], info.iterations,
-        "gating always promotes"
-    );
+    assert_eq!(v["best"]["generation"], info.iterations, "gating always promotes");
     assert_eq!(
         v["promotions"].as_u64(),
         Some(run.generations(layout::GATING).unwrap().len() as u64 - superseded(&run))
@@ -444,12 +309,7 @@ fn superseded(run: &Run) -> u64 {
     run.generations(layout::GATING)
         .unwrap()
         .into_iter()
-        .filter(|g| {
-            run.read::<GatingRecord>(&layout::gating_key(*g))
-                .unwrap()
-                .decision
-                == Decision::Superseded
-        })
+        .filter(|g| run.read::<GatingRecord>(&layout::gating_key(*g)).unwrap().decision == Decision::Superseded)
         .count() as u64
 }
 
@@ -459,43 +319,20 @@ fn bad_configs_are_refused_before_any_work() {
     let cases = [
         ("[game]\nrules = \"oware\"\n[network]\nwidht = 3\n", "widht"),
         ("[game]\nrules = \"chess\"\n", "unknown preset 'chess'"),
-        (
-            "[game]\nrules = \"oware\"\n[network]\narchitecture = \"transformer\"\n",
-            "network.architecture",
-        ),
-        (
-            "[game]\nrules = \"oware\"\n[gating]\ngames = 7\n",
-            "gating.games",
-        ),
-        (
-            "[game]\nrules = \"oware\"\n[evaluation]\nreferences = [\"alphabeta:depht=3\"]\n",
-            "depht",
-        ),
-        (
-            "[game]\nrules = \"oware\"\n[search]\nroot = \"ucb\"\n",
-            "puct or gumbel",
-        ),
+        ("[game]\nrules = \"oware\"\n[network]\narchitecture = \"transformer\"\n", "network.architecture"),
+        ("[game]\nrules = \"oware\"\n[gating]\ngames = 7\n", "gating.games"),
+        ("[game]\nrules = \"oware\"\n[evaluation]\nreferences = [\"alphabeta:depht=3\"]\n", "depht"),
+        ("[game]\nrules = \"oware\"\n[search]\nroot = \"ucb\"\n", "puct or gumbel"),
     ];
     for (k, (text, needle)) in cases.iter().enumerate() {
         let path = dir.path().join(format!("bad{k}.toml"));
         std::fs::write(&path, text).unwrap();
-        let out = bin()
-            .args(["train", "--config"])
-            .arg(&path)
-            .args(["--checkpoints"])
-            .arg(dir.path())
-            .output()
-            .unwrap();
+        let out =
+            bin().args(["train", "--config"]).arg(&path).args(["--checkpoints"]).arg(dir.path()).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success());
         assert!(err.contains(needle), "case {k}: '{err}' lacks '{needle}'");
     }
     // nothing was created for refused configs
-    assert!(
-        std::fs::read_dir(dir.path()).unwrap().all(|e| e
-            .unwrap()
-            .path()
-            .extension()
-            .is_some_and(|x| x == "toml"))
-    );
+    assert!(std::fs::read_dir(dir.path()).unwrap().all(|e| e.unwrap().path().extension().is_some_and(|x| x == "toml")));
 }

@@ -12,10 +12,7 @@ use mancala_rules::{AnyGame, Game, parse_rules};
 const SIMULATIONS: u32 = 1000;
 
 fn bench_game<G: Game>(c: &mut Criterion, name: &str, game: &G) {
-    let config = SearchConfig {
-        simulations: SIMULATIONS,
-        ..SearchConfig::default()
-    };
+    let config = SearchConfig { simulations: SIMULATIONS, ..SearchConfig::default() };
     let mut search = Search::new(game.clone(), config, 1);
     let mut evaluator = RolloutEvaluator::new(1);
     let start = game.start();

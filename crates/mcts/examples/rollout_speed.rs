@@ -11,10 +11,7 @@ use mancala_rules::oware::Oware;
 use mancala_rules::{Game, parse_rules};
 
 fn measure<G: Game>(label: &str, game: G, sims: u32, repeats: u32) {
-    let config = SearchConfig {
-        simulations: sims,
-        ..SearchConfig::default()
-    };
+    let config = SearchConfig { simulations: sims, ..SearchConfig::default() };
     let mut search = Search::new(game.clone(), config, 1);
     let mut evaluator = RolloutEvaluator::new(2);
     let mut best = 0.0f64;
@@ -36,12 +33,8 @@ fn measure<G: Game>(label: &str, game: G, sims: u32, repeats: u32) {
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let sims: u32 = args
-        .next()
-        .map_or(20_000, |s| s.parse().expect("simulations must be a number"));
-    let repeats: u32 = args
-        .next()
-        .map_or(5, |s| s.parse().expect("repeats must be a number"));
+    let sims: u32 = args.next().map_or(20_000, |s| s.parse().expect("simulations must be a number"));
+    let repeats: u32 = args.next().map_or(5, |s| s.parse().expect("repeats must be a number"));
     let rules = args.next().unwrap_or_else(|| "oware".to_string());
     let game = parse_rules(&rules).expect("valid rules");
     measure(&format!("{rules} (AnyGame)"), game, sims, repeats);

@@ -134,9 +134,13 @@ pub fn parse_agent<G: Game>(game: &G, text: &str, seed: u64) -> Result<Box<dyn A
             spec.only(&["sims", "cpuct"])?;
             let sims: u32 = spec.number("sims", 1000)?;
             if sims == 0 {
-                return Err(AgentError::BadParameter { spec: spec.text.clone(), reason: "sims must be at least 1".into() });
+                return Err(AgentError::BadParameter {
+                    spec: spec.text.clone(),
+                    reason: "sims must be at least 1".into(),
+                });
             }
-            let config = SearchConfig { simulations: sims, c_puct: spec.number("cpuct", 1.5f32)?, ..SearchConfig::default() };
+            let config =
+                SearchConfig { simulations: sims, c_puct: spec.number("cpuct", 1.5f32)?, ..SearchConfig::default() };
             Ok(Box::new(MctsAgent::new(game.clone(), config, seed, spec.text.clone())))
         }
         _ => Err(AgentError::Unknown { name: spec.name.clone(), allowed: REFERENCE_AGENTS.into() }),

@@ -58,7 +58,14 @@ impl<G: Game> AlphaBeta<G> {
     /// A searcher with a transposition table of `2^log2_entries` entries.
     pub fn new(game: G, log2_entries: u32) -> Self {
         let n = 1usize << log2_entries;
-        AlphaBeta { game, table: vec![TtEntry::default(); n], mask: (n - 1) as u64, nodes: 0, deadline: None, aborted: false }
+        AlphaBeta {
+            game,
+            table: vec![TtEntry::default(); n],
+            mask: (n - 1) as u64,
+            nodes: 0,
+            deadline: None,
+            aborted: false,
+        }
     }
 
     /// Static score of `pos` for the player to move.

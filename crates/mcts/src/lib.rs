@@ -21,8 +21,8 @@ pub mod evaluator;
 pub mod search;
 pub mod tree;
 
-pub use agents::{parse_agent, Agent, AgentError, AgentSpec, SearchAgent};
+pub use agents::{Agent, AgentError, AgentSpec, SearchAgent, parse_agent};
 pub use config::{RootKind, SearchConfig};
-pub use evaluator::{random_playout, uniform_policy, CachedEvaluator, Evaluator, RolloutEvaluator, UniformEvaluator};
+pub use evaluator::{CachedEvaluator, Evaluator, RolloutEvaluator, UniformEvaluator, random_playout, uniform_policy};
 pub use search::{ChildStats, Search};
 pub use tree::{Children, NodeId, NodeState, Tree};

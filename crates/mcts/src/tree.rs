@@ -271,7 +271,15 @@ impl<G: Game> Tree<G> {
     }
 
     /// Appends a node without children and returns its id.
-    pub(crate) fn push(&mut self, pos: G::Position, state: NodeState, mover: Player, side: Player, action: Action, prior: f32) -> NodeId {
+    pub(crate) fn push(
+        &mut self,
+        pos: G::Position,
+        state: NodeState,
+        mover: Player,
+        side: Player,
+        action: Action,
+        prior: f32,
+    ) -> NodeId {
         let id = NodeId(self.state.len() as u32);
         self.pos.push(pos);
         self.hash.push(0);
@@ -349,7 +357,15 @@ impl<G: Game> Tree<G> {
 
     /// Records the position a node stands for (computed from its parent, or a new root):
     /// exact `terminal` value for the player to move if the game is over there.
-    pub(crate) fn set_position(&mut self, node: NodeId, pos: G::Position, hash: u64, side: Player, irreversible: bool, terminal: Option<f32>) {
+    pub(crate) fn set_position(
+        &mut self,
+        node: NodeId,
+        pos: G::Position,
+        hash: u64,
+        side: Player,
+        irreversible: bool,
+        terminal: Option<f32>,
+    ) {
         let i = node.idx();
         self.pos[i] = pos;
         self.hash[i] = hash;

@@ -61,13 +61,9 @@ fn oware_forced_win_in_three_plies() {
     let mut line = Line::from_position(game.clone(), pos);
     line.play(3).unwrap();
     assert_eq!(line.legal_moves().len(), 1, "North's reply is forced");
-    line.play(line.legal_moves().iter().next().unwrap())
-        .unwrap();
+    line.play(line.legal_moves().iter().next().unwrap()).unwrap();
     line.play(5).unwrap();
-    assert_eq!(
-        line.status().outcome().and_then(|o| o.winner),
-        Some(mancala_rules::Player::South)
-    );
+    assert_eq!(line.status().outcome().and_then(|o| o.winner), Some(mancala_rules::Player::South));
 }
 
 /// Kalah, South 22, North 19; South E=2, F=1, North a=4. F (into the store, again), E (F and
@@ -85,19 +81,11 @@ fn kalah_extra_turn_chain_wins() {
         assert_eq!(line.side_to_move(), mancala_rules::Player::South);
         line.play(a).unwrap();
     }
-    assert_eq!(
-        line.status().outcome().map(|o| (o.winner, o.margin)),
-        Some((Some(mancala_rules::Player::South), 2))
-    );
+    assert_eq!(line.status().outcome().map(|o| (o.winner, o.margin)), Some((Some(mancala_rules::Player::South), 2)));
 }
 
 /// Positions from random play, `plies` moves from the start (seeded).
-fn random_positions(
-    game: &AnyGame,
-    count: usize,
-    plies: std::ops::Range<usize>,
-    seed: u64,
-) -> Vec<AnyPosition> {
+fn random_positions(game: &AnyGame, count: usize, plies: std::ops::Range<usize>, seed: u64) -> Vec<AnyPosition> {
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut out = Vec::new();
     while out.len() < count {
@@ -108,8 +96,7 @@ fn random_positions(
             if legal.is_empty() {
                 break;
             }
-            line.play(legal.nth(rng.random_range(0..legal.len())).unwrap())
-                .unwrap();
+            line.play(legal.nth(rng.random_range(0..legal.len())).unwrap()).unwrap();
         }
         if !line.status().is_over() {
             out.push(*line.position());
@@ -121,42 +108,22 @@ fn random_positions(
 fn matches_negamax(rules: &str, depths: &[u32], count: usize, seed: u64) {
     let game = parse_rules(rules).unwrap();
     let score = score(&game);
-    for (i, pos) in random_positions(&game, count, 0..40, seed)
-        .iter()
-        .enumerate()
-    {
+    for (i, pos) in random_positions(&game, count, 0..40, seed).iter().enumerate() {
         for &d in depths {
             // A fresh table for each search: entries from a deeper search would (rightly)
             // answer a shallower one better than depth-D minimax.
             let r = AlphaBeta::new(game.clone(), 16).search(pos, Limit::Depth(d));
             // Iterative deepening stops early once the game is solved.
-            assert!(
-                r.depth == d || r.value.abs() >= WIN,
-                "{rules} #{i} depth {d}: {r:?}"
-            );
+            assert!(r.depth == d || r.value.abs() >= WIN, "{rules} #{i} depth {d}: {r:?}");
             let expected = negamax(&game, pos, r.depth, &score);
-            assert_eq!(
-                r.value,
-                expected,
-                "{rules} #{i} depth {}: {}",
-                r.depth,
-                game.to_setup(pos)
-            );
+            assert_eq!(r.value, expected, "{rules} #{i} depth {}: {}", r.depth, game.to_setup(pos));
             // The move it names is worth that value.
             let best = r.best.expect("an ongoing position has a move");
             let mut next = *pos;
             game.play_unchecked(&mut next, best);
             let v = negamax(&game, &next, r.depth - 1, &score);
-            let v = if game.side_to_move(&next) == game.side_to_move(pos) {
-                v
-            } else {
-                -v
-            };
-            assert_eq!(
-                v, expected,
-                "{rules} #{i} depth {}: best move {best} is worth {v}",
-                r.depth
-            );
+            let v = if game.side_to_move(&next) == game.side_to_move(pos) { v } else { -v };
+            assert_eq!(v, expected, "{rules} #{i} depth {}: best move {best} is worth {v}", r.depth);
         }
     }
 }

@@ -28,10 +28,7 @@ fn run_together(searches: &mut [Search<AnyGame>], eval: &mut HashEvaluator) -> V
             assert_eq!(leaves.len() - before, counts[k]);
             assert!(counts[k] <= s.config().leaves_per_gather);
             let t = s.tree();
-            let pending = t
-                .node_ids()
-                .filter(|&n| t.state(n) == NodeState::Pending)
-                .count();
+            let pending = t.node_ids().filter(|&n| t.state(n) == NodeState::Pending).count();
             // Each leaf handed out is a different node: as many pending nodes as leaves.
             assert_eq!(pending, counts[k], "a leaf was handed out twice");
             // Every pending leaf holds one in-flight count at the root.
@@ -52,10 +49,7 @@ fn run_together(searches: &mut [Search<AnyGame>], eval: &mut HashEvaluator) -> V
             let n = counts[k];
             s.apply(&policies[at * a..(at + n) * a], &values[at..at + n]);
             at += n;
-            assert!(
-                s.tree().node_ids().all(|n| s.tree().in_flight(n) == 0),
-                "in-flight counts left after apply"
-            );
+            assert!(s.tree().node_ids().all(|n| s.tree().in_flight(n) == 0), "in-flight counts left after apply");
             assert!(s.tree().node_ids().all(|n| s.tree().state(n) != NodeState::Pending));
         }
     }
@@ -63,11 +57,7 @@ fn run_together(searches: &mut [Search<AnyGame>], eval: &mut HashEvaluator) -> V
 }
 
 fn config(simulations: u32, leaves: usize) -> SearchConfig {
-    SearchConfig {
-        simulations,
-        leaves_per_gather: leaves,
-        ..SearchConfig::default()
-    }
+    SearchConfig { simulations, leaves_per_gather: leaves, ..SearchConfig::default() }
 }
 
 #[test]
@@ -83,10 +73,7 @@ fn several_leaves_per_gather_complete_the_exact_budget() {
             assert_eq!(s.tree().visits(NodeId::ROOT), 500, "{rules} x{leaves}");
             let kids: u32 = s.root_children().iter().map(|k| k.visits).sum();
             assert_eq!(kids, 499, "{rules} x{leaves}");
-            assert!(
-                sizes.iter().any(|&n| n > 1),
-                "{rules} x{leaves}: never batched: {sizes:?}"
-            );
+            assert!(sizes.iter().any(|&n| n > 1), "{rules} x{leaves}: never batched: {sizes:?}");
             assert!(sizes.iter().all(|&n| n <= leaves));
         }
     }
@@ -106,28 +93,15 @@ fn two_searches_share_one_evaluator_call() {
     assert_eq!(pair[1].simulations_done(), 200);
     assert_eq!(pair[0].tree().visits(NodeId::ROOT), 300);
     assert_eq!(pair[1].tree().visits(NodeId::ROOT), 200);
-    assert_eq!(
-        eval.calls as usize,
-        sizes.len(),
-        "one evaluator call a round"
-    );
-    assert!(
-        sizes.iter().any(|&n| n > 8),
-        "leaves of both searches in one call: {sizes:?}"
-    );
-    assert_eq!(
-        eval.positions,
-        300 + 200 - terminal_visits(&pair[0]) - terminal_visits(&pair[1])
-    );
+    assert_eq!(eval.calls as usize, sizes.len(), "one evaluator call a round");
+    assert!(sizes.iter().any(|&n| n > 8), "leaves of both searches in one call: {sizes:?}");
+    assert_eq!(eval.positions, 300 + 200 - terminal_visits(&pair[0]) - terminal_visits(&pair[1]));
 }
 
 /// Simulations that ended on a finished position (no evaluation).
 fn terminal_visits<G: Game>(s: &Search<G>) -> u64 {
     let t = s.tree();
-    t.node_ids()
-        .filter(|&i| t.state(i) == NodeState::Terminal)
-        .map(|i| u64::from(t.visits(i)))
-        .sum()
+    t.node_ids().filter(|&i| t.state(i) == NodeState::Terminal).map(|i| u64::from(t.visits(i))).sum()
 }
 
 /// Simple positions with one clearly best move: batched and one-at-a-time search agree.
@@ -135,35 +109,18 @@ fn terminal_visits<G: Game>(s: &Search<G>) -> u64 {
 fn batched_search_chooses_like_the_unbatched_one() {
     let cases = [
         // Oware: F captures 3 in a for a majority.
-        (
-            "oware",
-            "south | 22 20 | 0 0 0 0 1 1 2 0 2 0 0 0 | ongoing",
-            5,
-        ),
+        ("oware", "south | 22 20 | 0 0 0 0 1 1 2 0 2 0 0 0 | ongoing", 5),
         // Oware: D, then the forced a, then F captures b.
-        (
-            "oware",
-            "south | 23 21 | 0 0 0 2 0 1 1 0 0 0 0 0 | ongoing",
-            3,
-        ),
+        ("oware", "south | 23 21 | 0 0 0 2 0 1 1 0 0 0 0 0 | ongoing", 3),
         // Kalah: the extra-turn chain F, E, F.
-        (
-            "kalah",
-            "south | 22 19 | 0 0 0 0 2 1 4 0 0 0 0 0 | ongoing",
-            5,
-        ),
+        ("kalah", "south | 22 19 | 0 0 0 0 2 1 4 0 0 0 0 0 | ongoing", 5),
     ];
     for (rules, line, best) in cases {
         let (game, pos) = position(rules, line);
         for root in [RootKind::Puct, RootKind::Gumbel] {
             let mut chosen = Vec::new();
             for leaves in [1, 4, 16] {
-                let cfg = SearchConfig {
-                    simulations: 300,
-                    leaves_per_gather: leaves,
-                    root,
-                    ..SearchConfig::default()
-                };
+                let cfg = SearchConfig { simulations: 300, leaves_per_gather: leaves, root, ..SearchConfig::default() };
                 let mut s = Search::new(game.clone(), cfg, 5);
                 s.set_root(pos, std::iter::empty());
                 s.run(&mut UniformEvaluator);

@@ -21,17 +21,12 @@ fn positions(game: &AnyGame, count: usize, seed: u64) -> Vec<AnyPosition> {
         }
         out.push(*line.position());
         let legal = line.legal_moves();
-        line.play(legal.nth(rng.random_range(0..legal.len())).unwrap())
-            .unwrap();
+        line.play(legal.nth(rng.random_range(0..legal.len())).unwrap()).unwrap();
     }
     out
 }
 
-fn evaluate<E: Evaluator<AnyGame>>(
-    e: &mut E,
-    game: &AnyGame,
-    batch: &[AnyPosition],
-) -> (Vec<f32>, Vec<f32>) {
+fn evaluate<E: Evaluator<AnyGame>>(e: &mut E, game: &AnyGame, batch: &[AnyPosition]) -> (Vec<f32>, Vec<f32>) {
     let a = game.action_space();
     // Garbage in the buffers: every answer must be written.
     let mut p = vec![f32::NAN; batch.len() * a];
@@ -72,8 +67,7 @@ fn same_answers_as_the_inner_evaluator_and_counted_hits() {
             let mut cached = CachedEvaluator::<AnyGame, _>::new(HashEvaluator::default(), log2);
             let mut plain = HashEvaluator::default();
             // Overlapping batches: the second repeats half of the first, the third is the first.
-            let batches: [&[AnyPosition]; 4] =
-                [&all[..100], &all[50..200], &all[..100], &all[290..300]];
+            let batches: [&[AnyPosition]; 4] = [&all[..100], &all[50..200], &all[..100], &all[290..300]];
             for batch in batches {
                 let got = evaluate(&mut cached, &game, batch);
                 let want = evaluate(&mut plain, &game, batch);
@@ -81,16 +75,8 @@ fn same_answers_as_the_inner_evaluator_and_counted_hits() {
             }
             let lookups: u64 = batches.iter().map(|b| b.len() as u64).sum();
             assert_eq!(cached.lookups, lookups);
-            assert_eq!(
-                cached.hits,
-                expected_hits(&game, &batches, log2),
-                "{rules} 2^{log2}"
-            );
-            assert_eq!(
-                cached.inner().positions,
-                lookups - cached.hits,
-                "only misses reach the inner evaluator"
-            );
+            assert_eq!(cached.hits, expected_hits(&game, &batches, log2), "{rules} 2^{log2}");
+            assert_eq!(cached.inner().positions, lookups - cached.hits, "only misses reach the inner evaluator");
             if log2 == 12 {
                 assert!(cached.hits >= 140, "{rules}: {} hits", cached.hits);
             }
@@ -114,15 +100,8 @@ fn repeated_batch_is_answered_from_the_cache() {
     let calls = cached.inner().calls;
     let second = evaluate(&mut cached, &game, &batch);
     assert_eq!(first, second);
-    assert_eq!(
-        cached.hits, 20,
-        "every position is in the cache ({distinct} distinct)"
-    );
-    assert_eq!(
-        cached.inner().calls,
-        calls,
-        "an all-hit batch never calls the inner evaluator"
-    );
+    assert_eq!(cached.hits, 20, "every position is in the cache ({distinct} distinct)");
+    assert_eq!(cached.inner().calls, calls, "an all-hit batch never calls the inner evaluator");
     cached.clear();
     let third = evaluate(&mut cached, &game, &batch);
     assert_eq!(third, first);
@@ -133,11 +112,7 @@ fn repeated_batch_is_answered_from_the_cache() {
 fn search_through_the_cache_is_the_same_search() {
     for rules in ["oware", "kalah"] {
         let game = parse_rules(rules).unwrap();
-        let config = SearchConfig {
-            simulations: 800,
-            leaves_per_gather: 4,
-            ..SearchConfig::default()
-        };
+        let config = SearchConfig { simulations: 800, leaves_per_gather: 4, ..SearchConfig::default() };
         let mut plain = Search::new(game.clone(), config.clone(), 4);
         plain.run(&mut HashEvaluator::default());
         let mut cached = Search::new(game.clone(), config, 4);
@@ -155,10 +130,7 @@ fn search_through_the_cache_is_the_same_search() {
         assert_eq!(visits(&again), visits(&plain), "{rules}");
         let lookups = eval.lookups - lookups_before;
         let misses = eval.inner().positions - misses_before;
-        assert!(
-            misses * 4 < lookups,
-            "{rules}: {misses} misses in {lookups} lookups"
-        );
+        assert!(misses * 4 < lookups, "{rules}: {misses} misses in {lookups} lookups");
     }
 }
 

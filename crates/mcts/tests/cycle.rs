@@ -35,20 +35,10 @@ fn line_after(game: &AnyGame, start: AnyPosition, moves: &[Action]) -> Line<AnyG
 fn repetition_inside_the_tree_ends_the_game() {
     let (game, pos) = position("oware houses=2 seeds=2", LOOP);
     let line = line_after(&game, pos, &ROUND);
-    let outcome = line
-        .status()
-        .outcome()
-        .expect("the rules end the game on the repetition");
+    let outcome = line.status().outcome().expect("the rules end the game on the repetition");
     assert_eq!((outcome.winner, outcome.margin), (Some(Player::North), 2));
 
-    let mut search = Search::new(
-        game.clone(),
-        SearchConfig {
-            simulations: 20,
-            ..SearchConfig::default()
-        },
-        1,
-    );
+    let mut search = Search::new(game.clone(), SearchConfig { simulations: 20, ..SearchConfig::default() }, 1);
     search.set_root(pos, std::iter::empty());
     search.run(&mut UniformEvaluator);
     let t = search.tree();
@@ -59,11 +49,7 @@ fn repetition_inside_the_tree_ends_the_game() {
     }
     let end = node_at(&search, &ROUND).unwrap();
     assert_eq!(t.state(end), NodeState::Terminal);
-    assert_eq!(
-        *t.position(end),
-        *line.position(),
-        "settled as the rules settle it"
-    );
+    assert_eq!(*t.position(end), *line.position(), "settled as the rules settle it");
     assert_eq!(t.side(end), Player::South);
     assert_eq!(t.terminal_value(end), -1.0);
     // Every simulation after the first four reaches the end: the root's value tends to -1.
@@ -77,14 +63,7 @@ fn repetition_inside_the_tree_ends_the_game() {
 fn repetition_of_a_position_before_the_root_ends_the_game() {
     let (game, pos) = position("oware houses=2 seeds=2", LOOP);
     let line = line_after(&game, pos, &ROUND[..2]);
-    let mut search = Search::new(
-        game.clone(),
-        SearchConfig {
-            simulations: 10,
-            ..SearchConfig::default()
-        },
-        1,
-    );
+    let mut search = Search::new(game.clone(), SearchConfig { simulations: 10, ..SearchConfig::default() }, 1);
     search.set_root_line(&line);
     search.run(&mut UniformEvaluator);
     let end = node_at(&search, &ROUND[2..]).unwrap();
@@ -94,14 +73,7 @@ fn repetition_of_a_position_before_the_root_ends_the_game() {
     assert_eq!(t.terminal_value(end), -1.0);
 
     // Without the history the same two moves do not repeat anything.
-    let mut fresh = Search::new(
-        game.clone(),
-        SearchConfig {
-            simulations: 10,
-            ..SearchConfig::default()
-        },
-        1,
-    );
+    let mut fresh = Search::new(game.clone(), SearchConfig { simulations: 10, ..SearchConfig::default() }, 1);
     fresh.set_root(*line.position(), std::iter::empty());
     fresh.run(&mut UniformEvaluator);
     let i = node_at(&fresh, &ROUND[2..]).unwrap();
@@ -112,14 +84,7 @@ fn repetition_of_a_position_before_the_root_ends_the_game() {
 #[test]
 fn without_the_repetition_rule_the_loop_goes_on() {
     let (game, pos) = position("oware houses=2 seeds=2 cycle=plies:50", LOOP);
-    let mut search = Search::new(
-        game.clone(),
-        SearchConfig {
-            simulations: 12,
-            ..SearchConfig::default()
-        },
-        1,
-    );
+    let mut search = Search::new(game.clone(), SearchConfig { simulations: 12, ..SearchConfig::default() }, 1);
     search.set_root(pos, std::iter::empty());
     search.run(&mut UniformEvaluator);
     let i = node_at(&search, &ROUND).unwrap();
@@ -132,14 +97,7 @@ fn without_the_repetition_rule_the_loop_goes_on() {
 #[test]
 fn advance_carries_the_repetition_window() {
     let (game, pos) = position("oware houses=2 seeds=2", LOOP);
-    let mut search = Search::new(
-        game.clone(),
-        SearchConfig {
-            simulations: 10,
-            ..SearchConfig::default()
-        },
-        1,
-    );
+    let mut search = Search::new(game.clone(), SearchConfig { simulations: 10, ..SearchConfig::default() }, 1);
     search.set_root(pos, std::iter::empty());
     search.run(&mut UniformEvaluator);
     search.advance(0);
@@ -149,14 +107,7 @@ fn advance_carries_the_repetition_window() {
     let end = node_at(&search, &ROUND[2..]).unwrap();
     assert_eq!(search.tree().state(end), NodeState::Terminal);
 
-    let mut rebuilt = Search::new(
-        game.clone(),
-        SearchConfig {
-            simulations: 10,
-            ..SearchConfig::default()
-        },
-        1,
-    );
+    let mut rebuilt = Search::new(game.clone(), SearchConfig { simulations: 10, ..SearchConfig::default() }, 1);
     rebuilt.set_root(pos, std::iter::empty());
     rebuilt.advance(0);
     rebuilt.advance(0);
@@ -172,20 +123,10 @@ fn advance_carries_the_repetition_window() {
 fn advance_into_an_unexpanded_child_applies_the_cycle_rule() {
     let (game, pos) = position("oware houses=2 seeds=2", LOOP);
     let line = line_after(&game, pos, &ROUND[..3]);
-    let mut search = Search::new(
-        game.clone(),
-        SearchConfig {
-            simulations: 1,
-            ..SearchConfig::default()
-        },
-        1,
-    );
+    let mut search = Search::new(game.clone(), SearchConfig { simulations: 1, ..SearchConfig::default() }, 1);
     search.set_root_line(&line);
     search.run(&mut UniformEvaluator);
-    assert_eq!(
-        search.tree().state(node_at(&search, &[1]).unwrap()),
-        NodeState::Fresh
-    );
+    assert_eq!(search.tree().state(node_at(&search, &[1]).unwrap()), NodeState::Fresh);
     search.advance(1);
     let full = line_after(&game, pos, &ROUND);
     assert_eq!(*search.root_position(), *full.position());
@@ -194,14 +135,7 @@ fn advance_into_an_unexpanded_child_applies_the_cycle_rule() {
     assert_eq!(search.root_value(), -1.0);
 
     // The same without any search first (the root was never evaluated).
-    let mut search = Search::new(
-        game.clone(),
-        SearchConfig {
-            simulations: 1,
-            ..SearchConfig::default()
-        },
-        1,
-    );
+    let mut search = Search::new(game.clone(), SearchConfig { simulations: 1, ..SearchConfig::default() }, 1);
     search.set_root_line(&line_after(&game, pos, &ROUND[..2]));
     search.advance(1);
     search.advance(1);
@@ -218,22 +152,12 @@ fn tree_positions_agree_with_the_line_in_oware_endgames() {
     let cases = [
         ("oware", "south | 22 24 | 1 0 0 0 0 0 1 0 0 0 0 0 | ongoing"),
         ("oware", "south | 21 22 | 1 0 1 0 0 0 1 0 0 2 0 0 | ongoing"),
-        (
-            "oware houses=3 seeds=2",
-            "north | 4 4 | 1 0 0 1 1 1 | ongoing",
-        ),
+        ("oware houses=3 seeds=2", "north | 4 4 | 1 0 0 1 1 1 | ongoing"),
         ("oware houses=2 seeds=2", LOOP),
     ];
     for (rules, setup) in cases {
         let (game, pos) = position(rules, setup);
-        let mut search = Search::new(
-            game.clone(),
-            SearchConfig {
-                simulations: 3000,
-                ..SearchConfig::default()
-            },
-            1,
-        );
+        let mut search = Search::new(game.clone(), SearchConfig { simulations: 3000, ..SearchConfig::default() }, 1);
         search.set_root(pos, std::iter::empty());
         search.run(&mut HashEvaluator::default());
         let t = search.tree();
@@ -243,17 +167,8 @@ fn tree_positions_agree_with_the_line_in_oware_endgames() {
             if t.state(i) == NodeState::Fresh {
                 continue;
             }
-            assert_eq!(
-                *t.position(i),
-                *line.position(),
-                "{rules}: node {i} after {:?}",
-                line.move_labels()
-            );
-            assert_eq!(
-                t.state(i) == NodeState::Terminal,
-                line.status().is_over(),
-                "{rules}: node {i}"
-            );
+            assert_eq!(*t.position(i), *line.position(), "{rules}: node {i} after {:?}", line.move_labels());
+            assert_eq!(t.state(i) == NodeState::Terminal, line.status().is_over(), "{rules}: node {i}");
             if i != NodeId::ROOT {
                 let mut raw = *line.positions().nth(line.len() - 1).unwrap();
                 game.play_unchecked(&mut raw, line.moves().last().unwrap());
@@ -267,9 +182,6 @@ fn tree_positions_agree_with_the_line_in_oware_endgames() {
                 stack.push((c, next));
             }
         }
-        assert!(
-            settled > 0,
-            "{rules} {setup}: no cycle was reached in the tree"
-        );
+        assert!(settled > 0, "{rules} {setup}: no cycle was reached in the tree");
     }
 }

@@ -31,20 +31,12 @@ fn puct_tree() -> ToyGame {
 /// (With the default .2 reduction, B scores .386 and A is chosen: see the golden test.)
 #[test]
 fn first_play_urgency_decides_the_third_simulation() {
-    let config = SearchConfig {
-        simulations: 3,
-        fpu_reduction: 0.0,
-        ..SearchConfig::default()
-    };
+    let config = SearchConfig { simulations: 3, fpu_reduction: 0.0, ..SearchConfig::default() };
     let mut search = Search::new(puct_tree(), config, 1);
     let mut eval = ToyEvaluator::default();
     search.run(&mut eval);
     assert_eq!(eval.batches, vec![vec![0], vec![1], vec![2]]);
-    let config = SearchConfig {
-        simulations: 3,
-        fpu_reduction: 0.2,
-        ..SearchConfig::default()
-    };
+    let config = SearchConfig { simulations: 3, fpu_reduction: 0.2, ..SearchConfig::default() };
     let mut search = Search::new(puct_tree(), config, 1);
     let mut eval = ToyEvaluator::default();
     search.run(&mut eval);
@@ -58,11 +50,7 @@ fn first_play_urgency_decides_the_third_simulation() {
 /// scores -.1 + 1.5*.3*sqrt(2) = .536: B. The third gather continues from both.
 #[test]
 fn virtual_loss_spreads_a_batch_by_hand() {
-    let config = SearchConfig {
-        simulations: 5,
-        leaves_per_gather: 2,
-        ..SearchConfig::default()
-    };
+    let config = SearchConfig { simulations: 5, leaves_per_gather: 2, ..SearchConfig::default() };
     let mut search = Search::new(puct_tree(), config, 1);
     let mut eval = ToyEvaluator::default();
     search.run(&mut eval);
@@ -76,12 +64,7 @@ fn virtual_loss_spreads_a_batch_by_hand() {
 /// leaf: a collision, so the batch holds one leaf.
 #[test]
 fn without_virtual_loss_a_batch_collides() {
-    let config = SearchConfig {
-        simulations: 5,
-        leaves_per_gather: 2,
-        virtual_loss: 0.0,
-        ..SearchConfig::default()
-    };
+    let config = SearchConfig { simulations: 5, leaves_per_gather: 2, virtual_loss: 0.0, ..SearchConfig::default() };
     let mut search = Search::new(puct_tree(), config, 1);
     let mut eval = ToyEvaluator::default();
     search.run(&mut eval);
@@ -97,14 +80,7 @@ fn terminal_visits_are_simulations() {
         ToyNode::end(N, Some(S)),
         ToyNode::end(N, None),
     ]);
-    let mut search = Search::new(
-        game,
-        SearchConfig {
-            simulations: 10,
-            ..SearchConfig::default()
-        },
-        1,
-    );
+    let mut search = Search::new(game, SearchConfig { simulations: 10, ..SearchConfig::default() }, 1);
     let mut eval = ToyEvaluator::default();
     search.run(&mut eval);
     assert_eq!(eval.batches, vec![vec![0]]);
@@ -137,11 +113,7 @@ fn dirichlet_noise_at_the_root_only() {
     let game = parse_rules("oware").unwrap();
     let mut priors = Vec::new();
     for (seed, noise) in [(1, false), (1, true), (1, true), (2, true)] {
-        let config = SearchConfig {
-            simulations: 50,
-            dirichlet_noise: noise,
-            ..SearchConfig::default()
-        };
+        let config = SearchConfig { simulations: 50, dirichlet_noise: noise, ..SearchConfig::default() };
         let mut search = Search::new(game.clone(), config, seed);
         search.run(&mut HashEvaluator::default());
         let p: Vec<f32> = search.root_children().iter().map(|k| k.prior).collect();
@@ -150,10 +122,7 @@ fn dirichlet_noise_at_the_root_only() {
         // Below the root: the evaluator's priors untouched. The first child's children sum to 1
         // and equal what the evaluator said.
         let t = search.tree();
-        let c = t
-            .children(mancala_mcts::NodeId::ROOT)
-            .find(|&c| t.visits(c) > 1)
-            .unwrap();
+        let c = t.children(mancala_mcts::NodeId::ROOT).find(|&c| t.visits(c) > 1).unwrap();
         let mut policy = vec![0.0; game.action_space()];
         let mut value = [0.0];
         mancala_mcts::Evaluator::evaluate(
@@ -188,43 +157,21 @@ fn ties_in_visits_go_to_the_larger_prior() {
     ]);
     // 4 simulations without FPU reduction, every value 0: the root, then B (1.5*.35 = .525),
     // then C (1.5*.33*sqrt 2 = .700 against B's .371), then A (1.5*.32*sqrt 3 = .831).
-    let config = SearchConfig {
-        simulations: 4,
-        fpu_reduction: 0.0,
-        ..SearchConfig::default()
-    };
+    let config = SearchConfig { simulations: 4, fpu_reduction: 0.0, ..SearchConfig::default() };
     let mut search = Search::new(game, config, 1);
     search.run(&mut ToyEvaluator::default());
-    assert_eq!(
-        search
-            .root_children()
-            .iter()
-            .map(|k| k.visits)
-            .collect::<Vec<_>>(),
-        vec![1, 1, 1]
-    );
+    assert_eq!(search.root_children().iter().map(|k| k.visits).collect::<Vec<_>>(), vec![1, 1, 1]);
     assert_eq!(search.select_action(0.0), Some(1));
 }
 
 #[test]
 fn agent_specs_are_checked() {
     let game = parse_rules("oware").unwrap();
-    for spec in [
-        "random",
-        "greedy",
-        "alphabeta:depth=3",
-        "ab:ms=5",
-        "mcts:sims=50",
-        "mcts:sims=20,cpuct=2.5",
-    ] {
+    for spec in ["random", "greedy", "alphabeta:depth=3", "ab:ms=5", "mcts:sims=50", "mcts:sims=20,cpuct=2.5"] {
         let agent = parse_agent(&game, spec, 1).unwrap_or_else(|e| panic!("{spec}: {e}"));
         assert!(!agent.name().is_empty());
     }
-    let err = |spec: &str| {
-        parse_agent(&game, spec, 1)
-            .err()
-            .unwrap_or_else(|| panic!("{spec} accepted"))
-    };
+    let err = |spec: &str| parse_agent(&game, spec, 1).err().unwrap_or_else(|| panic!("{spec} accepted"));
     assert!(matches!(err("nobody"), AgentError::Unknown { .. }));
     assert!(err("nobody").to_string().contains("nobody"));
     for (spec, says) in [
@@ -236,14 +183,8 @@ fn agent_specs_are_checked() {
         ("random:seed=3", "seed"),
     ] {
         let e = err(spec);
-        assert!(
-            matches!(e, AgentError::BadParameter { .. }),
-            "{spec}: {e:?}"
-        );
-        assert!(
-            e.to_string().contains(says),
-            "{spec}: '{e}' should mention '{says}'"
-        );
+        assert!(matches!(e, AgentError::BadParameter { .. }), "{spec}: {e:?}");
+        assert!(e.to_string().contains(says), "{spec}: '{e}' should mention '{says}'");
     }
 }
 
@@ -255,11 +196,7 @@ fn agents_play_legal_moves_and_take_the_win() {
     for spec in ["greedy", "alphabeta:depth=2", "mcts:sims=200"] {
         let mut agent = parse_agent(&game, spec, 3).unwrap();
         agent.new_game(5);
-        assert_eq!(
-            agent.choose(&Line::from_position(game.clone(), pos)),
-            5,
-            "{spec}"
-        );
+        assert_eq!(agent.choose(&Line::from_position(game.clone(), pos)), 5, "{spec}");
     }
     for spec in ["random", "greedy", "alphabeta:depth=2", "mcts:sims=30"] {
         let mut agent = parse_agent(&game, spec, 3).unwrap();

@@ -39,12 +39,7 @@ fn puct_tree() -> ToyGame {
 }
 
 fn puct_config(simulations: u32) -> SearchConfig {
-    SearchConfig {
-        simulations,
-        c_puct: 1.5,
-        fpu_reduction: 0.2,
-        ..SearchConfig::default()
-    }
+    SearchConfig { simulations, c_puct: 1.5, fpu_reduction: 0.2, ..SearchConfig::default() }
 }
 
 /// The tree node reached from the root by `path`, if it exists.
@@ -63,18 +58,10 @@ fn stats<G: mancala_rules::Game>(search: &Search<G>, path: &[Action]) -> (u32, f
     (search.tree().visits(i), search.tree().value_sum(i))
 }
 
-fn assert_stats<G: mancala_rules::Game>(
-    search: &Search<G>,
-    path: &[Action],
-    visits: u32,
-    sum: f32,
-) {
+fn assert_stats<G: mancala_rules::Game>(search: &Search<G>, path: &[Action], visits: u32, sum: f32) {
     let (n, w) = stats(search, path);
     assert_eq!(n, visits, "visits at {path:?}");
-    assert!(
-        (w - sum).abs() < 1e-5,
-        "value sum at {path:?}: {w}, expected {sum}"
-    );
+    assert!((w - sum).abs() < 1e-5, "value sum at {path:?}: {w}, expected {sum}");
 }
 
 /// Four simulations, traced by hand (c = 1.5, FPU reduction 0.2, q of an unvisited child =
@@ -133,14 +120,8 @@ fn puct_twelve_simulations_golden() {
     assert_eq!(eval.batches, vec![vec![0], vec![1], vec![2], vec![6]]);
 
     let kids = search.root_children();
-    assert_eq!(
-        kids.iter().map(|k| k.visits).collect::<Vec<_>>(),
-        vec![2, 9, 0]
-    );
-    assert_eq!(
-        kids.iter().map(|k| k.prior).collect::<Vec<_>>(),
-        vec![0.6, 0.3, 0.1]
-    );
+    assert_eq!(kids.iter().map(|k| k.visits).collect::<Vec<_>>(), vec![2, 9, 0]);
+    assert_eq!(kids.iter().map(|k| k.prior).collect::<Vec<_>>(), vec![0.6, 0.3, 0.1]);
     assert!((kids[0].q.unwrap() + 0.6).abs() < 1e-6);
     assert!((kids[1].q.unwrap() - 7.1 / 9.0).abs() < 1e-6);
     assert_eq!(kids[2].q, None);
@@ -167,15 +148,9 @@ fn terminal_nodes_hold_the_exact_value_for_their_side() {
     assert_eq!(t.side(a2), S);
     assert_eq!(t.terminal_value(a2), -1.0);
     let b2 = node_at(&search, &[1, 1]).unwrap();
-    assert_eq!(
-        (t.state(b2), t.terminal_value(b2)),
-        (NodeState::Terminal, 0.0)
-    );
+    assert_eq!((t.state(b2), t.terminal_value(b2)), (NodeState::Terminal, 0.0));
     let b1a = node_at(&search, &[1, 0, 0]).unwrap();
-    assert_eq!(
-        (t.state(b1a), t.side(b1a), t.terminal_value(b1a)),
-        (NodeState::Terminal, S, 1.0)
-    );
+    assert_eq!((t.state(b1a), t.side(b1a), t.terminal_value(b1a)), (NodeState::Terminal, S, 1.0));
 }
 
 /// Temperature sampling follows N^(1/t): at t = 1 from visits 2:9:0, C is never drawn and B
@@ -197,12 +172,7 @@ fn temperature_one_samples_in_proportion_to_visits() {
 /// all worth `q[i]` to south: every visit of root action i backs up exactly q[i].
 fn gumbel_tree(prior: [f32; 4], q: [f32; 4], root_value: f32) -> ToyGame {
     let depth = 40u16;
-    let mut nodes = vec![ToyNode::inner(
-        S,
-        &[1, 1 + depth, 1 + 2 * depth, 1 + 3 * depth],
-        &prior,
-        root_value,
-    )];
+    let mut nodes = vec![ToyNode::inner(S, &[1, 1 + depth, 1 + 2 * depth, 1 + 3 * depth], &prior, root_value)];
     for (i, &qi) in q.iter().enumerate() {
         for d in 0..depth {
             let id = 1 + i as u16 * depth + d;
@@ -222,12 +192,7 @@ const GUMBEL_PRIOR: [f32; 4] = [0.4, 0.3, 0.2, 0.1];
 const GUMBEL_Q: [f32; 4] = [0.2, -0.5, 0.6, 0.0];
 
 fn gumbel_config(simulations: u32, m: usize) -> SearchConfig {
-    SearchConfig {
-        simulations,
-        root: RootKind::Gumbel,
-        gumbel_actions: m,
-        ..SearchConfig::default()
-    }
+    SearchConfig { simulations, root: RootKind::Gumbel, gumbel_actions: m, ..SearchConfig::default() }
 }
 
 /// The Gumbel noise the search draws for seed `seed`: its first draws, one per root action.
@@ -248,13 +213,7 @@ fn root_sequence(search: &mut Search<ToyGame>) -> Vec<Action> {
     while !search.is_done() {
         leaves.clear();
         let n = search.gather(&mut leaves);
-        mancala_mcts::Evaluator::evaluate(
-            &mut eval,
-            search.game(),
-            &leaves,
-            &mut policies[..n * 4],
-            &mut values[..n],
-        );
+        mancala_mcts::Evaluator::evaluate(&mut eval, search.game(), &leaves, &mut policies[..n * 4], &mut values[..n]);
         search.apply(&policies[..n * 4], &values[..n]);
         let now: Vec<u32> = search.root_children().iter().map(|k| k.visits).collect();
         if !now.is_empty() {
@@ -282,10 +241,7 @@ fn gumbel_sequential_halving_golden() {
     let g = gumbel_noise(3, 4);
     let expected_g = [-1.0875907, 0.8347297, 1.9470105, 1.7800552];
     for (a, b) in g.iter().zip(expected_g) {
-        assert!(
-            (a - b).abs() < 1e-5,
-            "the test's draw of the noise changed: {g:?}"
-        );
+        assert!((a - b).abs() < 1e-5, "the test's draw of the noise changed: {g:?}");
     }
     let game = gumbel_tree(GUMBEL_PRIOR, GUMBEL_Q, 0.05);
     let mut search = Search::new(game, gumbel_config(16, 3), 3);
@@ -330,18 +286,10 @@ fn expected_gumbel_target(
     c_scale: f32,
 ) -> Vec<f32> {
     let total: f32 = visits.iter().map(|&n| n as f32).sum();
-    let visited_prior: f32 = (0..prior.len())
-        .filter(|&i| q[i].is_some())
-        .map(|i| prior[i])
-        .sum();
-    let weighted: f32 = (0..prior.len())
-        .filter_map(|i| q[i].map(|qi| prior[i] * qi))
-        .sum();
-    let v_mix = if visited_prior > 0.0 {
-        (raw_value + total / visited_prior * weighted) / (1.0 + total)
-    } else {
-        raw_value
-    };
+    let visited_prior: f32 = (0..prior.len()).filter(|&i| q[i].is_some()).map(|i| prior[i]).sum();
+    let weighted: f32 = (0..prior.len()).filter_map(|i| q[i].map(|qi| prior[i] * qi)).sum();
+    let v_mix =
+        if visited_prior > 0.0 { (raw_value + total / visited_prior * weighted) / (1.0 + total) } else { raw_value };
     let max_n = *visits.iter().max().unwrap() as f32;
     let scores: Vec<f32> = (0..prior.len())
         .map(|i| {
@@ -368,23 +316,14 @@ fn gumbel_policy_target_is_softmax_of_completed_q() {
     let kids = search.root_children();
     let visits: Vec<u32> = kids.iter().map(|k| k.visits).collect();
     let q: Vec<Option<f32>> = kids.iter().map(|k| k.q).collect();
-    assert_eq!(
-        q[0], None,
-        "action A is outside the considered set and never visited"
-    );
+    assert_eq!(q[0], None, "action A is outside the considered set and never visited");
     let expected = expected_gumbel_target(&GUMBEL_PRIOR, &visits, &q, 0.05, 2.0, 0.25);
     let mut target = vec![0.0; 4];
     search.policy_target(&mut target);
     for (t, e) in target.iter().zip(&expected) {
-        assert!(
-            (t - e).abs() < 1e-5,
-            "target {target:?}, expected {expected:?}"
-        );
+        assert!((t - e).abs() < 1e-5, "target {target:?}, expected {expected:?}");
     }
-    assert!(
-        target[0] > 0.05,
-        "an unvisited action keeps probability through v_mix: {target:?}"
-    );
+    assert!(target[0] > 0.05, "an unvisited action keeps probability through v_mix: {target:?}");
     assert!((target.iter().sum::<f32>() - 1.0).abs() < 1e-5);
 }
 
@@ -421,9 +360,6 @@ fn gumbel_policy_target_after_advance_uses_the_new_roots_value() {
     let mut target = vec![0.0; 3];
     search.policy_target(&mut target);
     for (t, e) in target.iter().zip(&expected) {
-        assert!(
-            (t - e).abs() < 1e-5,
-            "target {target:?}, expected {expected:?}"
-        );
+        assert!((t - e).abs() < 1e-5, "target {target:?}, expected {expected:?}");
     }
 }

@@ -23,10 +23,7 @@ fn search(rules: &str, config: SearchConfig, seed: u64) -> Search<AnyGame> {
 /// PUCT on Kalah, one leaf at a time.
 #[test]
 fn kalah_puct_200() {
-    let config = SearchConfig {
-        simulations: 200,
-        ..SearchConfig::default()
-    };
+    let config = SearchConfig { simulations: 200, ..SearchConfig::default() };
     let s = search("kalah", config, 7);
     assert_eq!(root_visits(&s), KALAH_PUCT_200);
 }
@@ -35,12 +32,8 @@ fn kalah_puct_200() {
 /// temperature 1 from the same search's random stream.
 #[test]
 fn oware_puct_noise_batched_300() {
-    let config = SearchConfig {
-        simulations: 300,
-        dirichlet_noise: true,
-        leaves_per_gather: 4,
-        ..SearchConfig::default()
-    };
+    let config =
+        SearchConfig { simulations: 300, dirichlet_noise: true, leaves_per_gather: 4, ..SearchConfig::default() };
     let mut s = search("oware", config, 11);
     assert_eq!(root_visits(&s), OWARE_PUCT_NOISE_300);
     let drawn: Vec<u8> = (0..12).map(|_| s.select_action(1.0).unwrap()).collect();
@@ -50,12 +43,7 @@ fn oware_puct_noise_batched_300() {
 /// The Gumbel root on Oware: 64 simulations over the best 4 of 6 actions.
 #[test]
 fn oware_gumbel_64() {
-    let config = SearchConfig {
-        simulations: 64,
-        root: RootKind::Gumbel,
-        gumbel_actions: 4,
-        ..SearchConfig::default()
-    };
+    let config = SearchConfig { simulations: 64, root: RootKind::Gumbel, gumbel_actions: 4, ..SearchConfig::default() };
     let mut s = search("oware", config, 5);
     assert_eq!(root_visits(&s), OWARE_GUMBEL_64);
     assert_eq!(s.select_action(0.0), Some(OWARE_GUMBEL_MOVE));
@@ -64,10 +52,7 @@ fn oware_gumbel_64() {
 /// Tree reuse on Kalah: play the most visited move, search 150 more, twice.
 #[test]
 fn kalah_reuse_twice() {
-    let config = SearchConfig {
-        simulations: 150,
-        ..SearchConfig::default()
-    };
+    let config = SearchConfig { simulations: 150, ..SearchConfig::default() };
     let mut s = search("kalah", config, 3);
     let mut seen = Vec::new();
     for _ in 0..2 {
@@ -86,9 +71,5 @@ const OWARE_DRAWN: [u8; 12] = [0, 0, 3, 1, 2, 1, 1, 1, 0, 4, 0, 2];
 const OWARE_GUMBEL_64: [u32; 6] = [7, 27, 0, 0, 22, 7];
 const OWARE_GUMBEL_MOVE: u8 = 1;
 /// Root visits right after each advance (the kept subtree) and after each search.
-const KALAH_REUSE: [&[u32]; 4] = [
-    &[13, 1, 25, 1, 7, 7],
-    &[41, 94, 27, 4, 17, 21],
-    &[36, 9, 8, 11, 29],
-    &[43, 91, 26, 44, 39],
-];
+const KALAH_REUSE: [&[u32]; 4] =
+    [&[13, 1, 25, 1, 7, 7], &[41, 94, 27, 4, 17, 21], &[36, 9, 8, 11, 29], &[43, 91, 26, 44, 39]];

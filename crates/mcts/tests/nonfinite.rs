@@ -27,10 +27,7 @@ fn three_endings(root_value: f32) -> ToyGame {
 }
 
 fn config(simulations: u32) -> SearchConfig {
-    SearchConfig {
-        simulations,
-        ..SearchConfig::default()
-    }
+    SearchConfig { simulations, ..SearchConfig::default() }
 }
 
 /// A NaN root value makes the FPU of every unvisited child NaN, so no score beats -inf: the
@@ -94,11 +91,7 @@ fn all_nan_everywhere_is_deterministic() {
 /// runs the whole budget there too.
 #[test]
 fn gumbel_root_with_nan_values_runs_its_budget() {
-    let config = SearchConfig {
-        simulations: 8,
-        root: RootKind::Gumbel,
-        ..SearchConfig::default()
-    };
+    let config = SearchConfig { simulations: 8, root: RootKind::Gumbel, ..SearchConfig::default() };
     let mut search = Search::new(three_endings(f32::NAN), config, 3);
     search.run(&mut ToyEvaluator::default());
     assert_eq!(search.simulations_done(), 8);

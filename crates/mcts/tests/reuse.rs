@@ -21,16 +21,7 @@ fn snapshot(search: &Search<AnyGame>, from: &[Action]) -> Snapshot {
     let mut out = HashMap::new();
     let mut stack = vec![(start, Vec::new())];
     while let Some((node, path)) = stack.pop() {
-        out.insert(
-            path.clone(),
-            (
-                t.visits(node),
-                t.value_sum(node),
-                t.prior(node),
-                t.state(node),
-                t.hash(node),
-            ),
-        );
+        out.insert(path.clone(), (t.visits(node), t.value_sum(node), t.prior(node), t.state(node), t.hash(node)));
         for c in t.children(node) {
             let mut p = path.clone();
             p.push(t.action(c));
@@ -41,22 +32,14 @@ fn snapshot(search: &Search<AnyGame>, from: &[Action]) -> Snapshot {
 }
 
 fn most_visited(search: &Search<AnyGame>) -> Action {
-    search
-        .root_children()
-        .iter()
-        .max_by_key(|k| k.visits)
-        .unwrap()
-        .action
+    search.root_children().iter().max_by_key(|k| k.visits).unwrap().action
 }
 
 #[test]
 fn advance_keeps_the_childs_subtree_exactly() {
     for rules in ["kalah", "oware", "ouril"] {
         let game = parse_rules(rules).unwrap();
-        let config = SearchConfig {
-            simulations: 400,
-            ..SearchConfig::default()
-        };
+        let config = SearchConfig { simulations: 400, ..SearchConfig::default() };
         let mut search = Search::new(game.clone(), config, 3);
         search.run(&mut HashEvaluator::default());
         let a = most_visited(&search);
@@ -66,11 +49,7 @@ fn advance_keeps_the_childs_subtree_exactly() {
         search.advance(a);
         // The pose of the old child as a root: its priors are not the root's any more.
         let mut after = snapshot(&search, &[]);
-        assert_eq!(
-            search.tree().len(),
-            before.len(),
-            "{rules}: the copy holds the subtree and nothing else"
-        );
+        assert_eq!(search.tree().len(), before.len(), "{rules}: the copy holds the subtree and nothing else");
         before.get_mut(&Vec::new()).unwrap().2 = 0.0;
         after.get_mut(&Vec::new()).unwrap().2 = 0.0;
         assert_eq!(after, before, "{rules}");
@@ -92,21 +71,9 @@ fn advance_keeps_the_childs_subtree_exactly() {
 #[test]
 fn advance_into_an_unvisited_child_starts_a_fresh_root() {
     let game = parse_rules("kalah").unwrap();
-    let mut search = Search::new(
-        game.clone(),
-        SearchConfig {
-            simulations: 3,
-            ..SearchConfig::default()
-        },
-        1,
-    );
+    let mut search = Search::new(game.clone(), SearchConfig { simulations: 3, ..SearchConfig::default() }, 1);
     search.run(&mut HashEvaluator::default());
-    let unvisited = search
-        .root_children()
-        .iter()
-        .find(|k| k.visits == 0)
-        .unwrap()
-        .action;
+    let unvisited = search.root_children().iter().find(|k| k.visits == 0).unwrap().action;
     search.advance(unvisited);
     let mut expected = game.start();
     game.play_unchecked(&mut expected, unvisited);
@@ -124,14 +91,7 @@ fn advance_into_an_unvisited_child_starts_a_fresh_root() {
 #[test]
 fn advance_before_the_root_was_evaluated() {
     let game = parse_rules("oware").unwrap();
-    let mut search = Search::new(
-        game.clone(),
-        SearchConfig {
-            simulations: 50,
-            ..SearchConfig::default()
-        },
-        1,
-    );
+    let mut search = Search::new(game.clone(), SearchConfig { simulations: 50, ..SearchConfig::default() }, 1);
     search.advance(3);
     search.advance(1);
     let mut expected = game.start();
@@ -146,11 +106,7 @@ fn advance_before_the_root_was_evaluated() {
 #[test]
 fn advance_with_pending_leaves_forgets_them() {
     let game = parse_rules("oware").unwrap();
-    let config = SearchConfig {
-        simulations: 200,
-        leaves_per_gather: 8,
-        ..SearchConfig::default()
-    };
+    let config = SearchConfig { simulations: 200, leaves_per_gather: 8, ..SearchConfig::default() };
     let mut search = Search::new(game.clone(), config, 1);
     search.run(&mut HashEvaluator::default());
     let mut leaves = Vec::new();
@@ -173,14 +129,7 @@ fn advance_with_pending_leaves_forgets_them() {
 #[test]
 fn advance_into_a_finished_child_makes_a_finished_root() {
     let (game, pos) = position("oware", "south | 22 20 | 0 0 0 0 1 1 2 0 2 0 0 0 | ongoing");
-    let mut search = Search::new(
-        game.clone(),
-        SearchConfig {
-            simulations: 50,
-            ..SearchConfig::default()
-        },
-        1,
-    );
+    let mut search = Search::new(game.clone(), SearchConfig { simulations: 50, ..SearchConfig::default() }, 1);
     search.set_root(pos, std::iter::empty());
     search.run(&mut HashEvaluator::default());
     assert_eq!(search.select_action(0.0), Some(5));
@@ -200,12 +149,7 @@ fn advance_into_a_finished_child_makes_a_finished_root() {
 fn advance_sets_up_the_new_root() {
     let game = parse_rules("kalah").unwrap();
     for root in [RootKind::Puct, RootKind::Gumbel] {
-        let config = SearchConfig {
-            simulations: 300,
-            root,
-            dirichlet_noise: true,
-            ..SearchConfig::default()
-        };
+        let config = SearchConfig { simulations: 300, root, dirichlet_noise: true, ..SearchConfig::default() };
         let mut search = Search::new(game.clone(), config, 7);
         search.run(&mut HashEvaluator::default());
         let a = search.select_action(0.0).unwrap();
@@ -218,17 +162,9 @@ fn advance_sets_up_the_new_root() {
         assert!(game.legal_moves(search.root_position()).contains(b));
         let mut target = vec![0.0; game.action_space()];
         search.policy_target(&mut target);
-        assert!(
-            (target.iter().sum::<f32>() - 1.0).abs() < 1e-4,
-            "{root:?}: {target:?}"
-        );
+        assert!((target.iter().sum::<f32>() - 1.0).abs() < 1e-4, "{root:?}: {target:?}");
         for (a, p) in target.iter().enumerate() {
-            assert!(
-                *p == 0.0
-                    || game
-                        .legal_moves(search.root_position())
-                        .contains(a as Action)
-            );
+            assert!(*p == 0.0 || game.legal_moves(search.root_position()).contains(a as Action));
         }
     }
 }

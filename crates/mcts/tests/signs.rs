@@ -4,9 +4,7 @@
 mod common;
 
 use common::{HashEvaluator, ToyEvaluator, ToyGame, ToyNode, check_sums, position};
-use mancala_mcts::{
-    Evaluator, NodeId, NodeState, RolloutEvaluator, Search, SearchConfig, UniformEvaluator,
-};
+use mancala_mcts::{Evaluator, NodeId, NodeState, RolloutEvaluator, Search, SearchConfig, UniformEvaluator};
 use mancala_rules::{AnyGame, Game, Line, Player, parse_rules};
 
 const S: Player = Player::South;
@@ -27,29 +25,17 @@ fn backup_along_an_extra_turn_by_hand() {
         ToyNode::inner(N, &[3], &[1.0], 0.7),
         ToyNode::end(S, Some(N)),
     ]);
-    let config = SearchConfig {
-        simulations: 4,
-        ..SearchConfig::default()
-    };
+    let config = SearchConfig { simulations: 4, ..SearchConfig::default() };
     let mut search = Search::new(game, config, 1);
     search.run(&mut ToyEvaluator::default());
     let t = search.tree();
     // The line is R, X, Y, Z in creation order.
-    let expect = [
-        (S, 4, 0.3 + 0.5 - 0.7 - 1.0),
-        (S, 3, 0.5 - 0.7 - 1.0),
-        (S, 2, -0.7 - 1.0),
-        (N, 1, 1.0),
-    ];
+    let expect = [(S, 4, 0.3 + 0.5 - 0.7 - 1.0), (S, 3, 0.5 - 0.7 - 1.0), (S, 2, -0.7 - 1.0), (N, 1, 1.0)];
     for (i, (mover, n, w)) in expect.into_iter().enumerate() {
         let i = NodeId(i as u32);
         assert_eq!(t.mover(i), mover, "mover of node {i}");
         assert_eq!(t.visits(i), n, "visits of node {i}");
-        assert!(
-            (t.value_sum(i) - w).abs() < 1e-6,
-            "value of node {i}: {} != {w}",
-            t.value_sum(i)
-        );
+        assert!((t.value_sum(i) - w).abs() < 1e-6, "value of node {i}: {} != {w}", t.value_sum(i));
     }
     // From the view of the player to move there: Y is north's turn.
     assert!((t.value_for_side(NodeId(2)).unwrap() - 0.85).abs() < 1e-6);
@@ -77,15 +63,8 @@ fn kalah_extra_turn_line_is_preferred_for_north() {
 fn check_extra_turn_win(game: &AnyGame, pos: mancala_rules::AnyPosition, mover: Player) {
     assert_eq!(game.side_to_move(&pos), mover);
     for config in [
-        SearchConfig {
-            simulations: 60,
-            ..SearchConfig::default()
-        },
-        SearchConfig {
-            simulations: 60,
-            root: mancala_mcts::RootKind::Gumbel,
-            ..SearchConfig::default()
-        },
+        SearchConfig { simulations: 60, ..SearchConfig::default() },
+        SearchConfig { simulations: 60, root: mancala_mcts::RootKind::Gumbel, ..SearchConfig::default() },
     ] {
         let mut search = Search::new(game.clone(), config.clone(), 3);
         search.set_root(pos, std::iter::empty());
@@ -93,43 +72,19 @@ fn check_extra_turn_win(game: &AnyGame, pos: mancala_rules::AnyPosition, mover: 
         let kids = search.root_children();
         let f = kids.iter().find(|k| k.action == 5).unwrap();
         let e = kids.iter().find(|k| k.action == 4).unwrap();
-        assert!(
-            f.q.unwrap() > 0.5,
-            "{:?}: F is a forced win: {kids:?}",
-            config.root
-        );
-        assert!(
-            e.q.unwrap().abs() < 0.5,
-            "{:?}: E is a forced draw: {kids:?}",
-            config.root
-        );
-        assert_eq!(
-            search.select_action(0.0),
-            Some(5),
-            "{:?}: {kids:?}",
-            config.root
-        );
-        assert!(
-            search.root_value() > 0.3,
-            "{:?}: {}",
-            config.root,
-            search.root_value()
-        );
+        assert!(f.q.unwrap() > 0.5, "{:?}: F is a forced win: {kids:?}", config.root);
+        assert!(e.q.unwrap().abs() < 0.5, "{:?}: E is a forced draw: {kids:?}", config.root);
+        assert_eq!(search.select_action(0.0), Some(5), "{:?}: {kids:?}", config.root);
+        assert!(search.root_value() > 0.3, "{:?}: {}", config.root, search.root_value());
         // The finished position after F, E, F still has the mover to move, worth +1 to them.
         let t = search.tree();
         let mut node = NodeId::ROOT;
         for a in [5, 4, 5] {
-            node = t
-                .children(node)
-                .find(|&c| t.action(c) == a)
-                .expect("the chain is searched");
+            node = t.children(node).find(|&c| t.action(c) == a).expect("the chain is searched");
             assert_eq!(t.mover(node), mover);
         }
         assert_eq!(t.state(node), NodeState::Terminal);
-        assert_eq!(
-            (t.side(node), t.terminal_value(node)),
-            (mover, 1.0)
-        );
+        assert_eq!((t.side(node), t.terminal_value(node)), (mover, 1.0));
     }
 }
 
@@ -149,24 +104,13 @@ fn every_node_sums_its_children_with_the_right_signs() {
             }
         }
         for leaves in [1, 4] {
-            let config = SearchConfig {
-                simulations: 600,
-                leaves_per_gather: leaves,
-                ..SearchConfig::default()
-            };
+            let config = SearchConfig { simulations: 600, leaves_per_gather: leaves, ..SearchConfig::default() };
             let mut search = Search::new(game.clone(), config, 9);
             search.set_root_line(&line);
             search.run(&mut HashEvaluator::default());
             check_sums(&search, rules);
             // With rollouts as well: values of +-1 and 0.
-            let mut search = Search::new(
-                game.clone(),
-                SearchConfig {
-                    simulations: 300,
-                    ..SearchConfig::default()
-                },
-                9,
-            );
+            let mut search = Search::new(game.clone(), SearchConfig { simulations: 300, ..SearchConfig::default() }, 9);
             search.set_root_line(&line);
             search.run(&mut RolloutEvaluator::new(4));
             check_sums(&search, rules);
@@ -180,44 +124,16 @@ fn every_node_sums_its_children_with_the_right_signs() {
 #[test]
 fn root_child_with_an_extra_turn_reports_q_for_the_root_player() {
     let game = parse_rules("kalah").unwrap();
-    let mut search = Search::new(
-        game.clone(),
-        SearchConfig {
-            simulations: 400,
-            ..SearchConfig::default()
-        },
-        2,
-    );
+    let mut search = Search::new(game.clone(), SearchConfig { simulations: 400, ..SearchConfig::default() }, 2);
     search.run(&mut HashEvaluator::default());
     let t = search.tree();
-    let d = t
-        .children(NodeId::ROOT)
-        .find(|&c| t.action(c) == 2)
-        .unwrap();
-    assert_eq!(
-        t.side(d), S,
-        "C (action 2) sows 4 seeds, the last one into South's store"
-    );
-    let q = search
-        .root_children()
-        .iter()
-        .find(|k| k.action == 2)
-        .unwrap()
-        .q
-        .unwrap();
+    let d = t.children(NodeId::ROOT).find(|&c| t.action(c) == 2).unwrap();
+    assert_eq!(t.side(d), S, "C (action 2) sows 4 seeds, the last one into South's store");
+    let q = search.root_children().iter().find(|k| k.action == 2).unwrap().q.unwrap();
     assert!((q - t.value_for_side(d).unwrap()).abs() < 1e-6);
-    let other = t
-        .children(NodeId::ROOT)
-        .find(|&c| t.action(c) == 0)
-        .unwrap();
+    let other = t.children(NodeId::ROOT).find(|&c| t.action(c) == 0).unwrap();
     assert_eq!(t.side(other), N);
-    let q0 = search
-        .root_children()
-        .iter()
-        .find(|k| k.action == 0)
-        .unwrap()
-        .q
-        .unwrap();
+    let q0 = search.root_children().iter().find(|k| k.action == 0).unwrap().q.unwrap();
     assert!((q0 + t.value_for_side(other).unwrap()).abs() < 1e-6);
 }
 
@@ -226,32 +142,16 @@ fn root_child_with_an_extra_turn_reports_q_for_the_root_player() {
 fn finished_positions_are_not_evaluated() {
     struct Strict(HashEvaluator);
     impl<G: Game> Evaluator<G> for Strict {
-        fn evaluate(
-            &mut self,
-            game: &G,
-            positions: &[G::Position],
-            policies: &mut [f32],
-            values: &mut [f32],
-        ) {
+        fn evaluate(&mut self, game: &G, positions: &[G::Position], policies: &mut [f32], values: &mut [f32]) {
             for p in positions {
-                assert!(
-                    !game.status(p).is_over(),
-                    "finished position sent to the evaluator"
-                );
+                assert!(!game.status(p).is_over(), "finished position sent to the evaluator");
             }
             self.0.evaluate(game, positions, policies, values);
         }
     }
     let (game, pos) = position("kalah", "south | 22 19 | 0 0 0 0 2 1 4 0 0 0 0 0 | ongoing");
-    let mut search = Search::new(
-        game,
-        SearchConfig {
-            simulations: 200,
-            leaves_per_gather: 4,
-            ..SearchConfig::default()
-        },
-        1,
-    );
+    let mut search =
+        Search::new(game, SearchConfig { simulations: 200, leaves_per_gather: 4, ..SearchConfig::default() }, 1);
     search.set_root(pos, std::iter::empty());
     search.run(&mut Strict(HashEvaluator::default()));
     assert_eq!(search.simulations_done(), 200);

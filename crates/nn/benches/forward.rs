@@ -18,12 +18,7 @@ fn network(c: &mut Criterion) {
     let lay = layout(&game);
     let actions = game.action_space();
     let net_config = NetConfig::for_layout(&lay, actions);
-    let mut learner = Learner::new(
-        net_config,
-        OptimConfig::default(),
-        Device::flex().autodiff(),
-        1,
-    );
+    let mut learner = Learner::new(net_config, OptimConfig::default(), Device::flex().autodiff(), 1);
     let device = Device::flex();
     let model = learner.inference_model(&device);
 
@@ -47,10 +42,7 @@ fn network(c: &mut Criterion) {
         group.throughput(Throughput::Elements(n as u64));
         group.bench_function(format!("batch_{n}"), |b| {
             b.iter(|| {
-                let x = Tensor::<2>::from_data(
-                    TensorData::new(input.clone(), [n, lay.inputs()]),
-                    &device,
-                );
+                let x = Tensor::<2>::from_data(TensorData::new(input.clone(), [n, lay.inputs()]), &device);
                 let out = model.forward(x);
                 black_box((out.policy.into_data(), out.wdl.into_data()))
             })
@@ -76,19 +68,11 @@ fn network(c: &mut Criterion) {
         legal: vec![1.0; n * actions],
         policy: vec![1.0 / actions as f32; n * actions],
         wdl: (0..n)
-            .flat_map(|i| {
-                [
-                    (i % 3 == 0) as u8 as f32,
-                    (i % 3 == 1) as u8 as f32,
-                    (i % 3 == 2) as u8 as f32,
-                ]
-            })
+            .flat_map(|i| [(i % 3 == 0) as u8 as f32, (i % 3 == 1) as u8 as f32, (i % 3 == 2) as u8 as f32])
             .collect(),
         margin: vec![0.0; n],
     };
-    c.bench_function("train_step/batch_256", |b| {
-        b.iter(|| black_box(learner.train_step(&batch)))
-    });
+    c.bench_function("train_step/batch_256", |b| b.iter(|| black_box(learner.train_step(&batch))));
 }
 
 criterion_group! {
@@ -100,10 +84,7 @@ criterion_group! {
 /// parallel work by the pool of the calling thread, and inside the pool every operation runs
 /// inline on it.
 fn main() {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .expect("a one-thread pool");
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a one-thread pool");
     pool.install(|| {
         benches();
         Criterion::default().configure_from_args().final_summary();

@@ -11,7 +11,14 @@ use crate::model::Net;
 pub type NeuralAgent<G> = SearchAgent<G, CachedEvaluator<G, NeuralEvaluator<G>>>;
 
 /// A network-guided agent; `model` must be an inference (`valid()`) model on `device`.
-pub fn neural_agent<G: Game>(game: &G, model: Net, device: Device, config: SearchConfig, seed: u64, name: String) -> NeuralAgent<G> {
+pub fn neural_agent<G: Game>(
+    game: &G,
+    model: Net,
+    device: Device,
+    config: SearchConfig,
+    seed: u64,
+    name: String,
+) -> NeuralAgent<G> {
     let evaluator = NeuralEvaluator::new(game, model, device).cached(14);
     SearchAgent::new(game.clone(), config, evaluator, seed, name)
 }

@@ -8,7 +8,7 @@ use mancala_mcts::{CachedEvaluator, Evaluator};
 use mancala_rules::Game;
 
 use crate::cpu::CpuMlp;
-use crate::encoding::{encode_batch, layout, Layout};
+use crate::encoding::{Layout, encode_batch, layout};
 use crate::model::Net;
 
 /// Evaluates batches of positions with a (non-autodiff) network: encodes them from the

@@ -141,10 +141,10 @@ fn parse_model_bytes(path: &Path, bytes: &[u8]) -> Result<(ModelMeta, Vec<u8>), 
 pub fn net_from_weights(path: &Path, meta: &ModelMeta, weights: Vec<u8>, device: &Device) -> Result<Net, NnError> {
     let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(weights))
         .map_err(|e| NnError::Metadata { path: path.to_path_buf(), reason: format!("weights: {e}") })?;
-    meta.net
-        .init(device)
-        .try_load_record(record)
-        .map_err(|e| NnError::Metadata { path: path.to_path_buf(), reason: format!("weights do not fit the network: {e}") })
+    meta.net.init(device).try_load_record(record).map_err(|e| NnError::Metadata {
+        path: path.to_path_buf(),
+        reason: format!("weights do not fit the network: {e}"),
+    })
 }
 
 /// Loads a model from bytes in memory (for example a model built into the binary); `name`
@@ -152,12 +152,21 @@ pub fn net_from_weights(path: &Path, meta: &ModelMeta, weights: Vec<u8>, device:
 ///
 /// # Errors
 /// As [`load_model`].
-pub fn model_from_bytes(name: &Path, bytes: &[u8], rules: Option<&str>, device: &Device) -> Result<(ModelMeta, Net), NnError> {
+pub fn model_from_bytes(
+    name: &Path,
+    bytes: &[u8],
+    rules: Option<&str>,
+    device: &Device,
+) -> Result<(ModelMeta, Net), NnError> {
     let (meta, weights) = parse_model_bytes(name, bytes)?;
     if let Some(r) = rules
         && meta.rules != r
     {
-        return Err(NnError::WrongGame { path: name.to_path_buf(), found: meta.rules.clone(), expected: r.to_string() });
+        return Err(NnError::WrongGame {
+            path: name.to_path_buf(),
+            found: meta.rules.clone(),
+            expected: r.to_string(),
+        });
     }
     let net = net_from_weights(name, &meta, weights, device)?;
     Ok((meta, net))
@@ -168,12 +177,21 @@ pub fn model_from_bytes(name: &Path, bytes: &[u8], rules: Option<&str>, device: 
 ///
 /// # Errors
 /// As [`read_model_file`], plus [`NnError::WrongGame`] and [`NnError::WrongArchitecture`].
-pub fn load_model(path: &Path, rules: Option<&str>, expected: Option<&NetConfig>, device: &Device) -> Result<(ModelMeta, Net), NnError> {
+pub fn load_model(
+    path: &Path,
+    rules: Option<&str>,
+    expected: Option<&NetConfig>,
+    device: &Device,
+) -> Result<(ModelMeta, Net), NnError> {
     let (meta, weights) = read_model_file(path)?;
     if let Some(r) = rules
         && meta.rules != r
     {
-        return Err(NnError::WrongGame { path: path.to_path_buf(), found: meta.rules.clone(), expected: r.to_string() });
+        return Err(NnError::WrongGame {
+            path: path.to_path_buf(),
+            found: meta.rules.clone(),
+            expected: r.to_string(),
+        });
     }
     if let Some(e) = expected
         && &meta.net != e

@@ -17,12 +17,14 @@ pub mod onnx;
 pub mod service;
 pub mod train;
 
-pub use agent::{neural_agent, NeuralAgent};
-pub use device::{inference_device, training_device, DEVICES};
-pub use encoding::{encode, encode_batch, layout, Layout, ENCODING_VERSION};
+pub use agent::{NeuralAgent, neural_agent};
+pub use device::{DEVICES, inference_device, training_device};
+pub use encoding::{ENCODING_VERSION, Layout, encode, encode_batch, layout};
 pub use error::NnError;
 pub use evaluator::NeuralEvaluator;
-pub use file::{load_model, model_from_bytes, model_bytes, read_model_file, save_model, ModelMeta};
+pub use file::{ModelMeta, load_model, model_bytes, model_from_bytes, read_model_file, save_model};
 pub use model::{Architecture, Net, NetConfig, NetOutput};
-pub use service::{Blocking, InferenceService, ServiceClient, ServiceConfig, ServiceError, ServiceStats, SubmitEvaluator};
+pub use service::{
+    Blocking, InferenceService, ServiceClient, ServiceConfig, ServiceError, ServiceStats, SubmitEvaluator,
+};
 pub use train::{Batch, Learner, Losses, LrSchedule, OptimConfig};

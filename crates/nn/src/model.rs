@@ -2,9 +2,9 @@
 //! `init(&device)`. Heads: policy logits over the action space, win/draw/loss logits, and
 //! the final seed margin (auxiliary, scaled to [-1, 1] by the total seeds).
 
+use burn::module::Param;
 use burn::nn::conv::{Conv1d, Conv1dConfig};
 use burn::nn::{Linear, LinearConfig};
-use burn::module::Param;
 use burn::prelude::*;
 use burn::tensor::activation::relu;
 
@@ -52,7 +52,12 @@ impl NetConfig {
 
     pub fn init(&self, device: &Device) -> Net {
         match self.architecture {
-            Architecture::Mlp => Net::Mlp(ResMlpConfig::new(self.inputs(), self.actions).with_width(self.width).with_blocks(self.blocks).init(device)),
+            Architecture::Mlp => Net::Mlp(
+                ResMlpConfig::new(self.inputs(), self.actions)
+                    .with_width(self.width)
+                    .with_blocks(self.blocks)
+                    .init(device),
+            ),
             Architecture::Conv => Net::Conv(
                 ResConvConfig::new(self.pits, self.pit_channels, self.globals, self.actions)
                     .with_channels(self.width)
@@ -75,6 +80,9 @@ pub struct NetOutput {
 }
 
 /// Any shipped architecture.
+// A model holds one of these, so the variants' size difference costs nothing; boxing would
+// only add an indirection to every forward pass.
+#[allow(clippy::large_enum_variant)]
 #[derive(Module, Debug)]
 pub enum Net {
     Mlp(ResMlp),

@@ -18,9 +18,9 @@
 //! gets [`ServiceError::Stopped`] instead of hanging, and [`InferenceService::join`] says why.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
-use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -102,7 +102,11 @@ impl<P> Default for Buffers<P> {
 }
 
 enum Msg<P> {
-    Request { id: u64, buffers: Buffers<P>, reply: Sender<Buffers<P>> },
+    Request {
+        id: u64,
+        buffers: Buffers<P>,
+        reply: Sender<Buffers<P>>,
+    },
     /// The client that sent request `id` is now blocked on it.
     Awaiting(u64),
     /// A client is gone (maybe everyone else is waiting now).
@@ -135,7 +139,11 @@ impl<G: Game> InferenceService<G> {
     ///
     /// # Errors
     /// [`ServiceError::ZeroBatch`], or [`ServiceError::Spawn`] when no thread can be started.
-    pub fn start<E: Evaluator<G> + 'static>(game: &G, evaluator: E, config: ServiceConfig) -> Result<Self, ServiceError> {
+    pub fn start<E: Evaluator<G> + 'static>(
+        game: &G,
+        evaluator: E,
+        config: ServiceConfig,
+    ) -> Result<Self, ServiceError> {
         if config.max_batch == 0 {
             return Err(ServiceError::ZeroBatch);
         }
@@ -256,7 +264,9 @@ impl<G: Game, E: Evaluator<G>> Server<G, E> {
     /// A batch can go without waiting out the flush time: it is full, nothing more can come
     /// (every sender gone, or every client blocked on an answer).
     fn ready(&self) -> bool {
-        self.queued >= self.config.max_batch || !self.open || self.awaited >= self.shared.clients.load(Ordering::Acquire)
+        self.queued >= self.config.max_batch
+            || !self.open
+            || self.awaited >= self.shared.clients.load(Ordering::Acquire)
     }
 
     fn take(&mut self, msg: Msg<G::Position>) {
@@ -406,7 +416,13 @@ impl<G: Game> ServiceClient<G> {
     /// [`ServiceError::Stopped`] when the service's thread has ended.
     pub fn submit(&mut self, game: &G, positions: &[G::Position]) -> Result<Ticket<G::Position>, ServiceError> {
         let a = game.action_space();
-        let mut ticket = Ticket { sent: None, positions: positions.len(), policies: Vec::new(), values: Vec::new(), misses: Vec::new() };
+        let mut ticket = Ticket {
+            sent: None,
+            positions: positions.len(),
+            policies: Vec::new(),
+            values: Vec::new(),
+            misses: Vec::new(),
+        };
         let mut buffers = self.spare.pop().unwrap_or_default();
         buffers.positions.clear();
         match &self.cache {
@@ -444,7 +460,13 @@ impl<G: Game> ServiceClient<G> {
     ///
     /// # Errors
     /// [`ServiceError::Stopped`] when the service's thread ended before answering.
-    pub fn wait(&mut self, game: &G, ticket: Ticket<G::Position>, policies: &mut [f32], values: &mut [f32]) -> Result<(), ServiceError> {
+    pub fn wait(
+        &mut self,
+        game: &G,
+        ticket: Ticket<G::Position>,
+        policies: &mut [f32],
+        values: &mut [f32],
+    ) -> Result<(), ServiceError> {
         let a = game.action_space();
         let n = ticket.positions;
         let Some((id, answer)) = &ticket.sent else {

@@ -4,8 +4,8 @@
 use burn::grad_clipping::GradientClippingConfig;
 use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer};
 use burn::prelude::*;
-use burn::tensor::activation::log_softmax;
 use burn::tensor::Bytes;
+use burn::tensor::activation::log_softmax;
 use serde::{Deserialize, Serialize};
 
 use crate::error::NnError;
@@ -17,9 +17,15 @@ use crate::model::{Net, NetConfig};
 pub enum LrSchedule {
     Constant,
     /// Cosine decay from the base rate to `min_factor * base` at `total_steps`.
-    Cosine { total_steps: u64, min_factor: f64 },
+    Cosine {
+        total_steps: u64,
+        min_factor: f64,
+    },
     /// Multiply by `gamma` every `every` steps.
-    Step { every: u64, gamma: f64 },
+    Step {
+        every: u64,
+        gamma: f64,
+    },
 }
 
 /// Optimiser settings.

@@ -5,12 +5,12 @@ use std::path::PathBuf;
 use burn::prelude::*;
 use mancala_mcts::{Evaluator, Search, SearchConfig};
 use mancala_nn::cpu::CpuMlp;
-use mancala_nn::file::{model_bytes, FORMAT_VERSION};
+use mancala_nn::file::{FORMAT_VERSION, model_bytes};
 use mancala_nn::{
-    encode, encode_batch, layout, load_model, save_model, Architecture, Batch, Learner, ModelMeta, NetConfig, NeuralEvaluator, NnError,
-    OptimConfig, ENCODING_VERSION,
+    Architecture, Batch, ENCODING_VERSION, Learner, ModelMeta, NetConfig, NeuralEvaluator, NnError, OptimConfig,
+    encode, encode_batch, layout, load_model, save_model,
 };
-use mancala_rules::{parse_rules, AnyGame, Game, Line, Setup};
+use mancala_rules::{AnyGame, Game, Line, Setup, parse_rules};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
@@ -96,7 +96,8 @@ fn learning_rate_schedule_warms_up_then_decays() {
     assert!((c.learning_rate_at(10) - 1.0).abs() < 1e-9);
     assert!((c.learning_rate_at(60) - 0.55).abs() < 1e-6);
     assert!((c.learning_rate_at(110) - 0.1).abs() < 1e-9);
-    let s = OptimConfig { learning_rate: 1.0, warmup_steps: 0, schedule: LrSchedule::Step { every: 5, gamma: 0.5 }, ..c };
+    let s =
+        OptimConfig { learning_rate: 1.0, warmup_steps: 0, schedule: LrSchedule::Step { every: 5, gamma: 0.5 }, ..c };
     assert_eq!(s.learning_rate_at(4), 1.0);
     assert_eq!(s.learning_rate_at(5), 0.5);
     assert_eq!(s.learning_rate_at(12), 0.25);
@@ -294,7 +295,10 @@ fn cpu_kernel_agrees_with_burn() {
                     let row = &got[i * stride..i * stride + a + 3];
                     let want = policy[i * a..(i + 1) * a].iter().chain(&wdl[i * 3..(i + 1) * 3]);
                     for (j, (x, y)) in row.iter().zip(want).enumerate() {
-                        assert!((x - y).abs() <= 1e-4 * (1.0 + y.abs()), "{rules} {set} width {width} batch {n} row {i} output {j}: {x} vs {y}");
+                        assert!(
+                            (x - y).abs() <= 1e-4 * (1.0 + y.abs()),
+                            "{rules} {set} width {width} batch {n} row {i} output {j}: {x} vs {y}"
+                        );
                     }
                 }
             }

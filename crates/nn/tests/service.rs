@@ -9,9 +9,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use burn::prelude::*;
-use mancala_mcts::{uniform_policy, Evaluator};
-use mancala_nn::{layout, InferenceService, Net, NetConfig, NeuralEvaluator, ServiceConfig, ServiceError};
-use mancala_rules::{parse_rules, AnyGame, Game};
+use mancala_mcts::{Evaluator, uniform_policy};
+use mancala_nn::{InferenceService, Net, NetConfig, NeuralEvaluator, ServiceConfig, ServiceError, layout};
+use mancala_rules::{AnyGame, Game, parse_rules};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
@@ -63,7 +63,13 @@ fn bounded<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static
 struct Hashed;
 
 impl Evaluator<AnyGame> for Hashed {
-    fn evaluate(&mut self, game: &AnyGame, positions: &[<AnyGame as Game>::Position], policies: &mut [f32], values: &mut [f32]) {
+    fn evaluate(
+        &mut self,
+        game: &AnyGame,
+        positions: &[<AnyGame as Game>::Position],
+        policies: &mut [f32],
+        values: &mut [f32],
+    ) {
         let a = game.action_space();
         for (i, p) in positions.iter().enumerate() {
             uniform_policy(game, p, &mut policies[i * a..(i + 1) * a]);
@@ -80,7 +86,13 @@ struct Probe<E> {
 }
 
 impl<E: Evaluator<AnyGame>> Evaluator<AnyGame> for Probe<E> {
-    fn evaluate(&mut self, game: &AnyGame, positions: &[<AnyGame as Game>::Position], policies: &mut [f32], values: &mut [f32]) {
+    fn evaluate(
+        &mut self,
+        game: &AnyGame,
+        positions: &[<AnyGame as Game>::Position],
+        policies: &mut [f32],
+        values: &mut [f32],
+    ) {
         self.calls.fetch_add(1, Ordering::Relaxed);
         self.largest.fetch_max(positions.len(), Ordering::Relaxed);
         self.inner.evaluate(game, positions, policies, values);
@@ -196,7 +208,9 @@ fn batches_never_exceed_the_configured_size() {
 fn a_lone_waiting_client_is_answered_without_the_flush_time() {
     // An hour's flush: only the rule "every client is waiting" can answer in time.
     let game = oware();
-    let service = InferenceService::start(&game, Hashed, ServiceConfig { max_batch: 1024, flush: Duration::from_secs(3600) }).unwrap();
+    let service =
+        InferenceService::start(&game, Hashed, ServiceConfig { max_batch: 1024, flush: Duration::from_secs(3600) })
+            .unwrap();
     let client = service.client();
     let answered = bounded("a blocked client", move || {
         let mut client = client;
@@ -249,7 +263,13 @@ struct Gate {
 }
 
 impl Evaluator<AnyGame> for Gate {
-    fn evaluate(&mut self, game: &AnyGame, positions: &[<AnyGame as Game>::Position], policies: &mut [f32], values: &mut [f32]) {
+    fn evaluate(
+        &mut self,
+        game: &AnyGame,
+        positions: &[<AnyGame as Game>::Position],
+        policies: &mut [f32],
+        values: &mut [f32],
+    ) {
         if let (Some(started), Some(release)) = (self.started.take(), self.release.take()) {
             started.send(()).unwrap();
             release.recv().unwrap();
@@ -286,7 +306,13 @@ struct Faulty {
 }
 
 impl Evaluator<AnyGame> for Faulty {
-    fn evaluate(&mut self, game: &AnyGame, positions: &[<AnyGame as Game>::Position], policies: &mut [f32], values: &mut [f32]) {
+    fn evaluate(
+        &mut self,
+        game: &AnyGame,
+        positions: &[<AnyGame as Game>::Position],
+        policies: &mut [f32],
+        values: &mut [f32],
+    ) {
         self.calls += 1;
         assert!(self.calls < 2, "the evaluator breaks");
         Hashed.evaluate(game, positions, policies, values);
@@ -312,7 +338,8 @@ fn an_evaluator_panic_stops_the_clients_instead_of_hanging_them() {
             let doomed = clients[0].submit(&game, &all).unwrap();
             let first = clients[0].wait(&game, doomed, &mut p, &mut v).unwrap_err();
             // Once the thread is gone, a new request fails at once.
-            let later = clients[1].submit(&game, &all).and_then(|t| clients[1].wait(&game, t, &mut p, &mut v)).unwrap_err();
+            let later =
+                clients[1].submit(&game, &all).and_then(|t| clients[1].wait(&game, t, &mut p, &mut v)).unwrap_err();
             [first, later]
         }
     });
@@ -335,5 +362,7 @@ fn an_evaluator_panic_stops_the_clients_instead_of_hanging_them() {
     drop(clients);
     let err = bounded("join", move || service.join().unwrap_err());
     assert!(matches!(&err, ServiceError::Panicked(m) if m.contains("the evaluator breaks")), "{err}");
-    assert!(InferenceService::start(&oware(), Hashed, config(0, 0)).is_err_and(|e| matches!(e, ServiceError::ZeroBatch)));
+    assert!(
+        InferenceService::start(&oware(), Hashed, config(0, 0)).is_err_and(|e| matches!(e, ServiceError::ZeroBatch))
+    );
 }

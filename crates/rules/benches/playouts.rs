@@ -27,10 +27,7 @@ fn playout<G: Game>(game: &G, rng: &mut WyRand) -> u32 {
     let mut plies = 0;
     while !game.status(&pos).is_over() {
         let legal = game.legal_moves(&pos);
-        game.play_unchecked(
-            &mut pos,
-            legal.nth(rng.below(legal.len())).expect("ongoing"),
-        );
+        game.play_unchecked(&mut pos, legal.nth(rng.below(legal.len())).expect("ongoing"));
         plies += 1;
     }
     plies
@@ -47,9 +44,7 @@ fn one_move<G: Game>(game: &G, pos: &mut G::Position, rng: &mut WyRand) {
 
 fn bench_game<G: Game>(c: &mut Criterion, name: &str, game: &G) {
     let mut rng = WyRand(7);
-    c.bench_function(&format!("playout/{name}"), |b| {
-        b.iter(|| black_box(playout(game, &mut rng)))
-    });
+    c.bench_function(&format!("playout/{name}"), |b| b.iter(|| black_box(playout(game, &mut rng))));
     let mut pos = game.start();
     c.bench_function(&format!("move/{name}"), |b| {
         b.iter(|| {

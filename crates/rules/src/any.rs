@@ -11,14 +11,13 @@ use crate::kalah::{Kalah, KalahPosition};
 use crate::moves::{Action, MoveMask};
 use crate::options::RulesSpec;
 use crate::outcome::Status;
-use crate::owela::{Owela, OwelaPosition};
 use crate::oware::{Oware, OwarePosition};
+use crate::owela::{Owela, OwelaPosition};
 use crate::player::{ByPlayer, Player};
 use crate::setup::Setup;
 
 /// Every preset name [`parse_rules`] knows.
-pub const PRESETS: &[&str] =
-    &["oware", "abapa", "ouril", "awale", "oware-capture-all", "kalah", "ba-awa", "owela"];
+pub const PRESETS: &[&str] = &["oware", "abapa", "ouril", "awale", "oware-capture-all", "kalah", "ba-awa", "owela"];
 
 /// Any game of this crate.
 #[derive(Clone, Debug, PartialEq, Eq)]

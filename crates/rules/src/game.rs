@@ -124,6 +124,8 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
     ///
     /// # Errors
     /// [`SetupError`] naming what is wrong (pit count, seed total, ...).
+    // Not a constructor of the game: the game's rules (`self`) are what a setup is checked against.
+    #[allow(clippy::wrong_self_convention)]
     fn from_setup(&self, setup: &Setup) -> Result<Self::Position, SetupError>;
 
     /// A human-readable board over several lines, pit labels included.

@@ -39,9 +39,8 @@ impl<'a> RulesSpec<'a> {
         };
         let mut options: Vec<(&str, &str)> = Vec::new();
         for token in tokens {
-            let (key, value) = token
-                .split_once('=')
-                .ok_or_else(|| RulesError::NotKeyValue { token: token.to_string() })?;
+            let (key, value) =
+                token.split_once('=').ok_or_else(|| RulesError::NotKeyValue { token: token.to_string() })?;
             if options.iter().any(|(k, _)| same_key(k, key)) {
                 return Err(RulesError::Duplicate { key: key.to_string() });
             }
@@ -65,15 +64,13 @@ pub fn same_key(a: &str, b: &str) -> bool {
 /// # Errors
 /// [`RulesError::BadValue`] listing the allowed names.
 pub fn parse_choice<T: Copy>(key: &str, value: &str, choices: &[(&str, T)]) -> Result<T, RulesError> {
-    choices
-        .iter()
-        .find(|(name, _)| name.eq_ignore_ascii_case(value))
-        .map(|(_, v)| *v)
-        .ok_or_else(|| RulesError::BadValue {
+    choices.iter().find(|(name, _)| name.eq_ignore_ascii_case(value)).map(|(_, v)| *v).ok_or_else(|| {
+        RulesError::BadValue {
             key: key.to_string(),
             value: value.to_string(),
             allowed: choices.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", "),
-        })
+        }
+    })
 }
 
 /// Parses a whole number in `min..=max`.

@@ -1,7 +1,7 @@
 //! Ba-awa rules strings: the canonical form, every option and value, and the errors.
 
 use mancala_rules::ba_awa::{BaAwa, FoursTo};
-use mancala_rules::{parse_rules, AnyGame, Game, RulesError};
+use mancala_rules::{AnyGame, Game, RulesError, parse_rules};
 
 fn ba_awa(rules: &str) -> BaAwa {
     match parse_rules(rules).unwrap() {

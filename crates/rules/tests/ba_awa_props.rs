@@ -1,8 +1,8 @@
 //! Ba-awa: properties over random games (and matches), checked against a plain reference
 //! model of the rules, plus the match-play control assignment (rule 6).
 
-use mancala_rules::ba_awa::{match_layout, pits_earned, BaAwa, BaAwaPosition};
-use mancala_rules::{parse_rules, AnyGame, ByPlayer, Game, IllegalMove, Line, MoveParseError, Player, Setup};
+use mancala_rules::ba_awa::{BaAwa, BaAwaPosition, match_layout, pits_earned};
+use mancala_rules::{AnyGame, ByPlayer, Game, IllegalMove, Line, MoveParseError, Player, Setup, parse_rules};
 use proptest::prelude::*;
 
 const S: Player = Player::South;
@@ -149,11 +149,8 @@ fn random_game(game: &BaAwa, start: BaAwaPosition, rng: &mut Rng) -> (Vec<u8>, B
             }
         }
         // the model agrees on the legal moves
-        let mut model_legal: Vec<u8> = model
-            .legal_pits()
-            .iter()
-            .map(|&p| ((p + 12 - 6 * side.index()) % 12) as u8)
-            .collect();
+        let mut model_legal: Vec<u8> =
+            model.legal_pits().iter().map(|&p| ((p + 12 - 6 * side.index()) % 12) as u8).collect();
         model_legal.sort_unstable();
         assert_eq!(legal.iter().collect::<Vec<_>>(), model_legal);
         if legal.is_empty() {

@@ -17,7 +17,7 @@
 use std::fs;
 use std::path::Path;
 
-use mancala_rules::{parse_rules, Game, Line, Player};
+use mancala_rules::{Game, Line, Player, parse_rules};
 use serde_json::Value;
 
 struct Recorded {
@@ -46,7 +46,8 @@ fn read_games(file: &str) -> Vec<Recorded> {
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(i, l)| {
             let v: Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("{file}:{}: {e}", i + 1));
-            let returns: Vec<f64> = v["returns"].as_array().expect("returns").iter().map(|x| x.as_f64().expect("a number")).collect();
+            let returns: Vec<f64> =
+                v["returns"].as_array().expect("returns").iter().map(|x| x.as_f64().expect("a number")).collect();
             let game = Recorded {
                 seed: v["seed"].as_i64().expect("seed"),
                 moves: strings(&v["moves"], "moves"),

@@ -2,7 +2,7 @@
 //! errors for unknown keys and bad values.
 
 use mancala_rules::oware::{Cycle, GrandSlam, Oware, Singletons, UnfedEnd};
-use mancala_rules::{parse_rules, AnyGame, Game, RulesError};
+use mancala_rules::{AnyGame, Game, RulesError, parse_rules};
 
 fn oware(rules: &str) -> Oware {
     match parse_rules(rules).unwrap() {
@@ -18,15 +18,42 @@ fn error(rules: &str) -> String {
 #[test]
 fn presets_and_canonical_strings() {
     let cases = [
-        ("oware", "oware houses=6 seeds=4 grand_slam=no-capture unfed_end=mover-takes singletons=free cycle=repetition max_plies=1000"),
-        ("abapa", "oware houses=6 seeds=4 grand_slam=no-capture unfed_end=mover-takes singletons=free cycle=repetition max_plies=1000"),
-        ("ouril", "oware houses=6 seeds=4 grand_slam=extra-turn unfed_end=mover-takes singletons=restricted cycle=repetition max_plies=1000"),
-        ("awale", "oware houses=6 seeds=4 grand_slam=forbidden unfed_end=not-scored singletons=free cycle=repetition max_plies=1000"),
-        ("oware-capture-all", "oware houses=6 seeds=4 grand_slam=capture-all unfed_end=mover-takes singletons=free cycle=repetition max_plies=1000"),
-        ("oware:4,3 cycle=plies:40 max-plies=200", "oware houses=4 seeds=3 grand_slam=no-capture unfed_end=mover-takes singletons=free cycle=plies:40 max_plies=200"),
-        ("OURIL singletons=free Grand-Slam=Capture-All", "oware houses=6 seeds=4 grand_slam=capture-all unfed_end=mover-takes singletons=free cycle=repetition max_plies=1000"),
-        ("oware:5", "oware houses=5 seeds=4 grand_slam=no-capture unfed_end=mover-takes singletons=free cycle=repetition max_plies=1000"),
-        ("oware:8,3 houses=16 seeds=7", "oware houses=16 seeds=7 grand_slam=no-capture unfed_end=mover-takes singletons=free cycle=repetition max_plies=1000"),
+        (
+            "oware",
+            "oware houses=6 seeds=4 grand_slam=no-capture unfed_end=mover-takes singletons=free cycle=repetition max_plies=1000",
+        ),
+        (
+            "abapa",
+            "oware houses=6 seeds=4 grand_slam=no-capture unfed_end=mover-takes singletons=free cycle=repetition max_plies=1000",
+        ),
+        (
+            "ouril",
+            "oware houses=6 seeds=4 grand_slam=extra-turn unfed_end=mover-takes singletons=restricted cycle=repetition max_plies=1000",
+        ),
+        (
+            "awale",
+            "oware houses=6 seeds=4 grand_slam=forbidden unfed_end=not-scored singletons=free cycle=repetition max_plies=1000",
+        ),
+        (
+            "oware-capture-all",
+            "oware houses=6 seeds=4 grand_slam=capture-all unfed_end=mover-takes singletons=free cycle=repetition max_plies=1000",
+        ),
+        (
+            "oware:4,3 cycle=plies:40 max-plies=200",
+            "oware houses=4 seeds=3 grand_slam=no-capture unfed_end=mover-takes singletons=free cycle=plies:40 max_plies=200",
+        ),
+        (
+            "OURIL singletons=free Grand-Slam=Capture-All",
+            "oware houses=6 seeds=4 grand_slam=capture-all unfed_end=mover-takes singletons=free cycle=repetition max_plies=1000",
+        ),
+        (
+            "oware:5",
+            "oware houses=5 seeds=4 grand_slam=no-capture unfed_end=mover-takes singletons=free cycle=repetition max_plies=1000",
+        ),
+        (
+            "oware:8,3 houses=16 seeds=7",
+            "oware houses=16 seeds=7 grand_slam=no-capture unfed_end=mover-takes singletons=free cycle=repetition max_plies=1000",
+        ),
     ];
     for (rules, canonical) in cases {
         let game = oware(rules);

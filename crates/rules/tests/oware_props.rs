@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 
 use mancala_rules::oware::{Oware, OwarePosition};
-use mancala_rules::{parse_rules, AnyGame, Game, Line, Player, Setup, Status};
+use mancala_rules::{AnyGame, Game, Line, Player, Setup, Status, parse_rules};
 use proptest::prelude::*;
 
 const RULES: &[&str] = &[
@@ -334,7 +334,6 @@ fn max_plies_ply_count_is_not_identity() {
     assert_eq!(pos, fresh);
     assert_eq!(game.hash(&pos), game.hash(&fresh));
 }
-
 
 /// Random-playout speed on one core (legal moves, a random pick, play, status), the first
 /// speed target of docs/design.md: `cargo test --release -p mancala-rules --test oware_props

@@ -20,7 +20,7 @@
 use std::fs;
 use std::path::Path;
 
-use mancala_rules::{parse_rules, AnyGame, Game, Line, Setup};
+use mancala_rules::{AnyGame, Game, Line, Setup, parse_rules};
 
 struct Case {
     file: String,
@@ -43,17 +43,14 @@ fn read_cases(path: &Path) -> Vec<Case> {
             }
             continue;
         }
-        let (key, value) = line
-            .split_once(':')
-            .unwrap_or_else(|| panic!("{file}:{line_no}: expected 'key: value', got '{line}'"));
+        let (key, value) =
+            line.split_once(':').unwrap_or_else(|| panic!("{file}:{line_no}: expected 'key: value', got '{line}'"));
         let (key, value) = (key.trim().to_string(), value.trim().to_string());
         if key == "name" {
             cases.extend(current.take());
             current = Some(Case { file: file.clone(), line_no, name: value, steps: Vec::new() });
         } else {
-            let case = current
-                .as_mut()
-                .unwrap_or_else(|| panic!("{file}:{line_no}: a case must start with 'name:'"));
+            let case = current.as_mut().unwrap_or_else(|| panic!("{file}:{line_no}: a case must start with 'name:'"));
             case.steps.push((line_no, key, value));
         }
     }

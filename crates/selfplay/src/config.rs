@@ -83,7 +83,8 @@ impl SelfPlayConfig {
     /// # Errors
     /// A message `selfplay.KEY: ...`.
     pub fn validate(&self) -> Result<(), String> {
-        let positive = |key: &str, v: usize| if v == 0 { Err(format!("selfplay.{key} must be at least 1")) } else { Ok(()) };
+        let positive =
+            |key: &str, v: usize| if v == 0 { Err(format!("selfplay.{key} must be at least 1")) } else { Ok(()) };
         positive("games_per_iteration", self.games_per_iteration)?;
         positive("games_per_shard", self.games_per_shard)?;
         positive("threads", self.threads)?;
@@ -99,10 +100,16 @@ impl SelfPlayConfig {
             return Err(format!("selfplay.temperature must be in [0, 10], got {}", self.temperature));
         }
         if !(1..=MAX_SERVICE_BATCH).contains(&self.service_batch) {
-            return Err(format!("selfplay.service_batch must be in 1..={MAX_SERVICE_BATCH}, got {}", self.service_batch));
+            return Err(format!(
+                "selfplay.service_batch must be in 1..={MAX_SERVICE_BATCH}, got {}",
+                self.service_batch
+            ));
         }
         if self.service_flush_us > MAX_SERVICE_FLUSH_US {
-            return Err(format!("selfplay.service_flush_us must be at most {MAX_SERVICE_FLUSH_US} (one second), got {}", self.service_flush_us));
+            return Err(format!(
+                "selfplay.service_flush_us must be at most {MAX_SERVICE_FLUSH_US} (one second), got {}",
+                self.service_flush_us
+            ));
         }
         Ok(())
     }

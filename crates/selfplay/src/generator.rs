@@ -6,7 +6,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use mancala_mcts::{Evaluator, Search, SearchConfig};
-use mancala_nn::{encode, layout, InferenceService, Layout, ServiceConfig, ServiceError, ServiceStats, SubmitEvaluator};
+use mancala_nn::{
+    InferenceService, Layout, ServiceConfig, ServiceError, ServiceStats, SubmitEvaluator, encode, layout,
+};
 use mancala_rules::{Game, Line, Player};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -130,7 +132,16 @@ where
     // A client panics its thread when the service's evaluator panicked; `join` below then
     // reports why, rather than that panic.
     let played = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        play_games_pipelined(game, config, search, games, seed, |_| service.client().cached(cache_log2_slots), progress, stop)
+        play_games_pipelined(
+            game,
+            config,
+            search,
+            games,
+            seed,
+            |_| service.client().cached(cache_log2_slots),
+            progress,
+            stop,
+        )
     }));
     let stats = service.join()?;
     match played {
@@ -302,7 +313,8 @@ fn pipelined_worker<G: Game, E: SubmitEvaluator<G>>(
     let lay = layout(game);
     let a = game.action_space();
     let mut queue = mine.iter().copied();
-    let mut groups: [Group<G, E::Ticket>; 2] = std::array::from_fn(|_| Group { slots: Vec::new(), leaves: Vec::new(), pending: None });
+    let mut groups: [Group<G, E::Ticket>; 2] =
+        std::array::from_fn(|_| Group { slots: Vec::new(), leaves: Vec::new(), pending: None });
     for i in 0..config.parallel_games.max(1) {
         if let Some(k) = queue.next() {
             groups[i % 2].slots.push((k, new_slot(game, config, search, game_seed(seed, k))));

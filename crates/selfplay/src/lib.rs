@@ -10,7 +10,7 @@ pub mod shard;
 pub mod window;
 
 pub use config::{Inference, SelfPlayConfig};
-pub use generator::{play_games, play_games_pipelined, play_games_served, SelfPlayOutput};
+pub use generator::{SelfPlayOutput, play_games, play_games_pipelined, play_games_served};
 pub use record::{GameRecord, Row};
-pub use shard::{parse_shard, read_shard, shard_bytes, write_shard, ShardError, ShardHeader};
+pub use shard::{ShardError, ShardHeader, parse_shard, read_shard, shard_bytes, write_shard};
 pub use window::ReplayWindow;

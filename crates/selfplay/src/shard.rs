@@ -13,11 +13,11 @@
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
+use flate2::Compression;
 use flate2::read::DeflateDecoder;
 use flate2::write::DeflateEncoder;
-use flate2::Compression;
-use mancala_nn::fsutil::{atomic_write, fnv1a64};
 use mancala_nn::ENCODING_VERSION;
+use mancala_nn::fsutil::{atomic_write, fnv1a64};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -174,7 +174,14 @@ pub fn parse_shard(path: &Path, bytes: &[u8], rules: Option<&str>) -> Result<(Sh
         at += 8;
         let policy: Vec<f32> = (0..header.actions).map(|i| f32_at(at + 4 * i)).collect();
         at += 4 * header.actions;
-        rows.push(Row { inputs, legal, policy, search_value: f32_at(at), outcome: f32_at(at + 4), margin: f32_at(at + 8) });
+        rows.push(Row {
+            inputs,
+            legal,
+            policy,
+            search_value: f32_at(at),
+            outcome: f32_at(at + 4),
+            margin: f32_at(at + 8),
+        });
     }
     Ok((header, rows))
 }

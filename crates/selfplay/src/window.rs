@@ -3,8 +3,8 @@
 use std::collections::VecDeque;
 
 use mancala_nn::Batch;
-use rand::rngs::SmallRng;
 use rand::RngExt;
+use rand::rngs::SmallRng;
 
 use crate::record::Row;
 

@@ -2,15 +2,17 @@
 //! games as the direct path, and a stop or the last game's end never leaves a thread or the
 //! service waiting. Waits are bounded (a hang fails after a minute); no speed is asserted.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
-use std::sync::Arc;
 use std::time::Duration;
 
 use mancala_mcts::{SearchConfig, UniformEvaluator};
-use mancala_nn::{inference_device, layout, Blocking, NetConfig, NeuralEvaluator};
-use mancala_rules::{parse_rules, AnyGame, Game};
-use mancala_selfplay::{play_games, play_games_pipelined, play_games_served, Inference, SelfPlayConfig, SelfPlayOutput};
+use mancala_nn::{Blocking, NetConfig, NeuralEvaluator, inference_device, layout};
+use mancala_rules::{AnyGame, Game, parse_rules};
+use mancala_selfplay::{
+    Inference, SelfPlayConfig, SelfPlayOutput, play_games, play_games_pipelined, play_games_served,
+};
 
 fn config(threads: usize, parallel_games: usize) -> SelfPlayConfig {
     SelfPlayConfig {
@@ -58,7 +60,8 @@ fn two_groups_a_thread_play_the_games_of_the_direct_path() {
         for (threads, parallel) in [(1, 1), (1, 4), (2, 3)] {
             let c = config(threads, parallel);
             let direct = play_games(&game, &c, &search(), 7, 3, |_| UniformEvaluator, &|_| {}, &never);
-            let piped = play_games_pipelined(&game, &c, &search(), 7, 3, |_| Blocking(UniformEvaluator), &|_| {}, &never);
+            let piped =
+                play_games_pipelined(&game, &c, &search(), 7, 3, |_| Blocking(UniformEvaluator), &|_| {}, &never);
             same_games(&direct, &piped, &format!("{rules}, {threads} thread(s), {parallel} at once"));
             assert_eq!(direct.games.len(), 7);
         }
@@ -113,7 +116,18 @@ fn a_run_ends_when_its_games_end_however_they_fall_on_threads() {
         let (out, _) = bounded("a short run", move || {
             let game: AnyGame = parse_rules("kalah:3,2").unwrap();
             let never = AtomicBool::new(false);
-            play_games_served(&game, &config(threads, parallel), &search(), games, 1, UniformEvaluator, 8, &|_| {}, &never).unwrap()
+            play_games_served(
+                &game,
+                &config(threads, parallel),
+                &search(),
+                games,
+                1,
+                UniformEvaluator,
+                8,
+                &|_| {},
+                &never,
+            )
+            .unwrap()
         });
         assert_eq!(out.games.len(), games);
     }

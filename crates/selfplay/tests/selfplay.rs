@@ -3,10 +3,12 @@
 use std::path::Path;
 
 use mancala_mcts::{SearchConfig, UniformEvaluator};
-use mancala_rules::{parse_rules, AnyGame, Game, Line};
-use mancala_selfplay::{play_games, read_shard, shard_bytes, write_shard, ReplayWindow, Row, SelfPlayConfig, ShardError, ShardHeader};
-use rand::rngs::SmallRng;
+use mancala_rules::{AnyGame, Game, Line, parse_rules};
+use mancala_selfplay::{
+    ReplayWindow, Row, SelfPlayConfig, ShardError, ShardHeader, play_games, read_shard, shard_bytes, write_shard,
+};
 use rand::SeedableRng;
+use rand::rngs::SmallRng;
 
 fn config(threads: usize) -> SelfPlayConfig {
     SelfPlayConfig {
@@ -26,7 +28,16 @@ fn config(threads: usize) -> SelfPlayConfig {
 
 fn play(game: &AnyGame, threads: usize, seed: u64) -> mancala_selfplay::SelfPlayOutput {
     let search = SearchConfig { dirichlet_noise: true, ..SearchConfig::default() };
-    play_games(game, &config(threads), &search, 6, seed, |_| UniformEvaluator, &|_| {}, &std::sync::atomic::AtomicBool::new(false))
+    play_games(
+        game,
+        &config(threads),
+        &search,
+        6,
+        seed,
+        |_| UniformEvaluator,
+        &|_| {},
+        &std::sync::atomic::AtomicBool::new(false),
+    )
 }
 
 #[test]
@@ -73,7 +84,14 @@ fn same_seed_same_games_for_a_thread_count() {
 }
 
 fn header(rows: usize) -> ShardHeader {
-    ShardHeader { rules: "kalah houses=6 seeds=4 empty_capture=false end=either-row-empty".into(), inputs: 3, actions: 2, rows, games: 1, iteration: 4 }
+    ShardHeader {
+        rules: "kalah houses=6 seeds=4 empty_capture=false end=either-row-empty".into(),
+        inputs: 3,
+        actions: 2,
+        rows,
+        games: 1,
+        iteration: 4,
+    }
 }
 
 fn rows() -> Vec<Row> {

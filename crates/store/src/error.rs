@@ -13,9 +13,7 @@ pub enum StoreError {
     NotFound { object: String },
     #[error("{object}: bucket '{bucket}' does not exist (create it first)")]
     NoBucket { object: String, bucket: String },
-    #[error(
-        "{object}: access denied; check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY ({detail})"
-    )]
+    #[error("{object}: access denied; check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY ({detail})")]
     Denied { object: String, detail: String },
     #[error("cannot {operation} {object}: {source}")]
     Backend {
@@ -36,35 +34,21 @@ impl StoreError {
         let object = store.describe(key);
         let text = e.to_string();
         if text.contains("NoSuchBucket") || text.contains("specified bucket does not exist") {
-            let bucket = store
-                .url
-                .strip_prefix("s3://")
-                .and_then(|r| r.split('/').next())
-                .unwrap_or("")
-                .to_string();
+            let bucket = store.url.strip_prefix("s3://").and_then(|r| r.split('/').next()).unwrap_or("").to_string();
             return StoreError::NoBucket { object, bucket };
         }
         match e {
             object_store::Error::NotFound { .. } => StoreError::NotFound { object },
-            object_store::Error::PermissionDenied { .. }
-            | object_store::Error::Unauthenticated { .. } => StoreError::Denied {
-                object,
-                detail: text,
-            },
+            object_store::Error::PermissionDenied { .. } | object_store::Error::Unauthenticated { .. } => {
+                StoreError::Denied { object, detail: text }
+            }
             e if text.contains("InvalidAccessKeyId")
                 || text.contains("SignatureDoesNotMatch")
                 || text.contains("AccessDenied") =>
             {
-                StoreError::Denied {
-                    object,
-                    detail: e.to_string(),
-                }
+                StoreError::Denied { object, detail: e.to_string() }
             }
-            source => StoreError::Backend {
-                object,
-                operation,
-                source,
-            },
+            source => StoreError::Backend { object, operation, source },
         }
     }
 
@@ -73,10 +57,7 @@ impl StoreError {
     pub fn is_transient(&self) -> bool {
         match self {
             StoreError::Backend { source, .. } => {
-                matches!(
-                    source,
-                    object_store::Error::Generic { .. } | object_store::Error::JoinError { .. }
-                )
+                matches!(source, object_store::Error::Generic { .. } | object_store::Error::JoinError { .. })
             }
             _ => false,
         }

@@ -34,9 +34,7 @@ use object_store::local::LocalFileSystem;
 use object_store::memory::InMemory;
 use object_store::path::Path as ObjectPath;
 use object_store::prefix::PrefixStore;
-use object_store::{
-    ClientConfigKey, ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, RetryConfig,
-};
+use object_store::{ClientConfigKey, ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, RetryConfig};
 
 pub use error::StoreError;
 
@@ -89,14 +87,8 @@ fn runtime() -> &'static tokio::runtime::Runtime {
 
 fn memory_store(name: &str) -> Arc<InMemory> {
     static STORES: OnceLock<Mutex<HashMap<String, Arc<InMemory>>>> = OnceLock::new();
-    let mut stores = STORES
-        .get_or_init(Default::default)
-        .lock()
-        .expect("memory store registry");
-    stores
-        .entry(name.to_string())
-        .or_insert_with(|| Arc::new(InMemory::new()))
-        .clone()
+    let mut stores = STORES.get_or_init(Default::default).lock().expect("memory store registry");
+    stores.entry(name.to_string()).or_insert_with(|| Arc::new(InMemory::new())).clone()
 }
 
 impl Store {
@@ -107,16 +99,9 @@ impl Store {
     /// [`StoreError::Url`] for an unknown scheme, an S3 URL without a bucket, or a local
     /// directory that cannot be created.
     pub fn open(url: &str) -> Result<Store, StoreError> {
-        let bad = |reason: String| StoreError::Url {
-            url: url.to_string(),
-            reason,
-        };
+        let bad = |reason: String| StoreError::Url { url: url.to_string(), reason };
         if let Some(name) = url.strip_prefix("memory://") {
-            return Ok(Store {
-                backend: memory_store(name),
-                url: url.to_string(),
-                kind: Kind::Memory,
-            });
+            return Ok(Store { backend: memory_store(name), url: url.to_string(), kind: Kind::Memory });
         }
         if let Some(rest) = url.strip_prefix("s3://") {
             let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
@@ -125,11 +110,8 @@ impl Store {
             }
             // Few, quick retries inside a request: a role retries whole steps itself, and an
             // unreachable endpoint should be reported in seconds, not minutes.
-            let retry = RetryConfig {
-                max_retries: 2,
-                retry_timeout: Duration::from_secs(20),
-                ..RetryConfig::default()
-            };
+            let retry =
+                RetryConfig { max_retries: 2, retry_timeout: Duration::from_secs(20), ..RetryConfig::default() };
             install_crypto();
             // Timeouts as config keys: replacing the client options would drop what
             // from_env read into them (AWS_ALLOW_HTTP among others).
@@ -139,33 +121,22 @@ impl Store {
                 .with_config(AmazonS3ConfigKey::Client(ClientConfigKey::ConnectTimeout), "5 seconds")
                 .with_config(AmazonS3ConfigKey::Client(ClientConfigKey::Timeout), "60 seconds")
                 .build()
-                .map_err(|e| bad(format!("{e} (set AWS_ENDPOINT, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)")))?;
+                .map_err(|e| {
+                    bad(format!("{e} (set AWS_ENDPOINT, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)"))
+                })?;
             let backend: Arc<dyn ObjectStore> = match prefix.trim_matches('/') {
                 "" => Arc::new(s3),
                 p => Arc::new(PrefixStore::new(s3, p)),
             };
-            return Ok(Store {
-                backend,
-                url: url.trim_end_matches('/').to_string(),
-                kind: Kind::S3,
-            });
+            return Ok(Store { backend, url: url.trim_end_matches('/').to_string(), kind: Kind::S3 });
         }
         let path = url.strip_prefix("file://").unwrap_or(url);
         if path.is_empty() || url.contains("://") && !url.starts_with("file://") {
-            return Err(bad(
-                "expected a directory, file://DIR, s3://BUCKET/PREFIX or memory://NAME".into(),
-            ));
+            return Err(bad("expected a directory, file://DIR, s3://BUCKET/PREFIX or memory://NAME".into()));
         }
-        std::fs::create_dir_all(path)
-            .map_err(|e| bad(format!("cannot create the directory: {e}")))?;
-        let local = LocalFileSystem::new_with_prefix(path)
-            .map_err(|e| bad(e.to_string()))?
-            .with_fsync(true);
-        Ok(Store {
-            backend: Arc::new(local),
-            url: path.trim_end_matches('/').to_string(),
-            kind: Kind::Local,
-        })
+        std::fs::create_dir_all(path).map_err(|e| bad(format!("cannot create the directory: {e}")))?;
+        let local = LocalFileSystem::new_with_prefix(path).map_err(|e| bad(e.to_string()))?.with_fsync(true);
+        Ok(Store { backend: Arc::new(local), url: path.trim_end_matches('/').to_string(), kind: Kind::Local })
     }
 
     /// The URL (or directory) the store was opened with.
@@ -184,10 +155,7 @@ impl Store {
     }
 
     fn path(&self, key: &str) -> Result<ObjectPath, StoreError> {
-        ObjectPath::parse(key).map_err(|e| StoreError::Url {
-            url: self.describe(key),
-            reason: e.to_string(),
-        })
+        ObjectPath::parse(key).map_err(|e| StoreError::Url { url: self.describe(key), reason: e.to_string() })
     }
 
     /// Reads a whole object.
@@ -239,27 +207,16 @@ impl Store {
     pub fn create(&self, key: &str, bytes: &[u8]) -> Result<Created, StoreError> {
         let path = self.path(key)?;
         let payload = PutPayload::from(bytes.to_vec());
-        let options = PutOptions {
-            mode: PutMode::Create,
-            ..PutOptions::default()
-        };
+        let options = PutOptions { mode: PutMode::Create, ..PutOptions::default() };
         match runtime().block_on(self.backend.put_opts(&path, payload, options)) {
             Ok(_) => Ok(Created::New),
-            Err(
-                object_store::Error::AlreadyExists { .. }
-                | object_store::Error::Precondition { .. },
-            ) => Ok(Created::Existed),
+            Err(object_store::Error::AlreadyExists { .. } | object_store::Error::Precondition { .. }) => {
+                Ok(Created::Existed)
+            }
             // A service without conditional writes: look first. Objects created this way are
             // named by their one writer, so the window between the two calls is not shared.
-            Err(
-                object_store::Error::NotImplemented { .. }
-                | object_store::Error::NotSupported { .. },
-            ) => {
-                if self.exists(key)? {
-                    Ok(Created::Existed)
-                } else {
-                    self.put(key, bytes).map(|()| Created::New)
-                }
+            Err(object_store::Error::NotImplemented { .. } | object_store::Error::NotSupported { .. }) => {
+                if self.exists(key)? { Ok(Created::Existed) } else { self.put(key, bytes).map(|()| Created::New) }
             }
             Err(e) => Err(StoreError::from_backend(self, key, "create", e)),
         }
@@ -285,16 +242,11 @@ impl Store {
     /// The backend's error naming the folder.
     pub fn list(&self, prefix: &str) -> Result<Vec<Entry>, StoreError> {
         let path = self.path(prefix.trim_end_matches('/'))?;
-        let listed: Result<Vec<_>, _> =
-            runtime().block_on(self.backend.list(Some(&path)).try_collect());
+        let listed: Result<Vec<_>, _> = runtime().block_on(self.backend.list(Some(&path)).try_collect());
         let mut entries: Vec<Entry> = listed
             .map_err(|e| StoreError::from_backend(self, prefix, "list", e))?
             .into_iter()
-            .map(|m| Entry {
-                key: m.location.to_string(),
-                size: m.size,
-                modified: m.last_modified.into(),
-            })
+            .map(|m| Entry { key: m.location.to_string(), size: m.size, modified: m.last_modified.into() })
             .collect();
         entries.sort_by(|a, b| a.key.cmp(&b.key));
         Ok(entries)

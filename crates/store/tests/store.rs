@@ -10,32 +10,14 @@ fn contract(store: &Store) {
         Err(e @ StoreError::NotFound { .. }) => assert!(e.to_string().contains("best.json"), "{e}"),
         other => panic!("expected NotFound, got {other:?}"),
     }
-    assert_eq!(
-        store.create("shards/w2/00000001.shard", b"first").unwrap(),
-        Created::New
-    );
-    assert_eq!(
-        store.create("shards/w2/00000001.shard", b"second").unwrap(),
-        Created::Existed
-    );
+    assert_eq!(store.create("shards/w2/00000001.shard", b"first").unwrap(), Created::New);
+    assert_eq!(store.create("shards/w2/00000001.shard", b"second").unwrap(), Created::Existed);
     assert_eq!(store.get("shards/w2/00000001.shard").unwrap(), b"first");
     store.create("shards/w1/00000002.shard", b"b").unwrap();
     store.create("shards/w1/00000001.shard", b"a").unwrap();
     store.create("shardsx/other", b"not in the folder").unwrap();
-    let keys: Vec<String> = store
-        .list("shards/")
-        .unwrap()
-        .into_iter()
-        .map(|e| e.key)
-        .collect();
-    assert_eq!(
-        keys,
-        [
-            "shards/w1/00000001.shard",
-            "shards/w1/00000002.shard",
-            "shards/w2/00000001.shard"
-        ]
-    );
+    let keys: Vec<String> = store.list("shards/").unwrap().into_iter().map(|e| e.key).collect();
+    assert_eq!(keys, ["shards/w1/00000001.shard", "shards/w1/00000002.shard", "shards/w2/00000001.shard"]);
     assert_eq!(store.list("shards/w1").unwrap().len(), 2);
     assert!(store.list("nothing/").unwrap().is_empty());
     assert_eq!(store.list("shards/w1/").unwrap()[0].size, 1);
@@ -67,21 +49,15 @@ fn local_directory_keeps_the_contract() {
     assert_eq!(store.local_dir().unwrap(), root);
     contract(&store);
     // The objects are plain files: a person can look at a run with ls.
-    assert_eq!(
-        std::fs::read(root.join("shards/w2/00000001.shard")).unwrap(),
-        b"first"
-    );
+    assert_eq!(std::fs::read(root.join("shards/w2/00000001.shard")).unwrap(), b"first");
     let again = Store::open(&format!("file://{}", root.display())).unwrap();
     assert_eq!(again.get("shards/w1/00000001.shard").unwrap(), b"a");
 }
 
 #[test]
 fn bad_urls_are_refused_by_name() {
-    for (url, says) in [
-        ("s3://", "no bucket"),
-        ("gs://bucket/x", "expected a directory"),
-        ("", "expected a directory"),
-    ] {
+    for (url, says) in [("s3://", "no bucket"), ("gs://bucket/x", "expected a directory"), ("", "expected a directory")]
+    {
         let e = Store::open(url).unwrap_err();
         assert!(e.to_string().contains(says), "{url}: {e}");
     }
@@ -97,15 +73,10 @@ fn retries_only_what_can_mend() {
     let store = Store::open("memory://retry").unwrap();
     let calls = Cell::new(0);
     // A missing object is permanent: no retry.
-    let r = mancala_store::retry_transient(
-        Duration::from_secs(1),
-        &|| true,
-        &|_, _| panic!("no retry"),
-        || {
-            calls.set(calls.get() + 1);
-            store.get("missing")
-        },
-    );
+    let r = mancala_store::retry_transient(Duration::from_secs(1), &|| true, &|_, _| panic!("no retry"), || {
+        calls.set(calls.get() + 1);
+        store.get("missing")
+    });
     assert!(matches!(r, Err(StoreError::NotFound { .. })));
     assert_eq!(calls.get(), 1);
 }

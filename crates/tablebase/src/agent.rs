@@ -66,7 +66,8 @@ impl<G: Game> PerfectAgent<G> {
             _ => Limit::Depth(spec.number("depth", 8u32)?.clamp(1, 64)),
         };
         let fallback = Box::new(AlphaBetaAgent::new(game.clone(), limit, "alphabeta".into()));
-        let mut agent = PerfectAgent::new(game.clone(), Arc::new(tablebase), fallback, seed).map_err(|e| bad(e.to_string()))?;
+        let mut agent =
+            PerfectAgent::new(game.clone(), Arc::new(tablebase), fallback, seed).map_err(|e| bad(e.to_string()))?;
         agent.name = spec.text.clone();
         Ok(agent)
     }

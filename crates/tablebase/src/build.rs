@@ -24,9 +24,9 @@ use std::time::{Duration, Instant};
 use mancala_rules::{ByPlayer, Game, Player, Setup, Status};
 use rayon::prelude::*;
 
+use crate::Tablebase;
 use crate::error::TablebaseError;
 use crate::index::Indexer;
-use crate::Tablebase;
 
 /// How far a build has come, for a progress bar.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -269,7 +269,8 @@ fn iterate_bounds(chunks: &[Chunk], seeds: usize) -> (Vec<AtomicI8>, Vec<AtomicI
                 let mut new_hi = i16::from(c.exit[i]);
                 for &e in &c.edges[c.starts[i] as usize..c.starts[i + 1] as usize] {
                     let child = (e & !SAME_SIDE) as usize;
-                    let (cl, ch) = (i16::from(lo[child].load(Ordering::Relaxed)), i16::from(hi[child].load(Ordering::Relaxed)));
+                    let (cl, ch) =
+                        (i16::from(lo[child].load(Ordering::Relaxed)), i16::from(hi[child].load(Ordering::Relaxed)));
                     if e & SAME_SIDE != 0 {
                         new_lo = new_lo.max(cl);
                         new_hi = new_hi.max(ch);
@@ -311,8 +312,13 @@ fn settle_layer<G: Game>(
     let cyclic = AtomicU64::new(0);
     layer.par_chunks_mut(2 * CHUNK_BOARDS as usize).enumerate().try_for_each(|(k, out)| {
         let first = k * 2 * CHUNK_BOARDS as usize;
-        let mut setup =
-            Setup { side: Player::South, scores, pits: vec![0; ix.pits()], controllers: None, status: "ongoing".into() };
+        let mut setup = Setup {
+            side: Player::South,
+            scores,
+            pits: vec![0; ix.pits()],
+            controllers: None,
+            status: "ongoing".into(),
+        };
         for (i, value) in out.iter_mut().enumerate() {
             let slot = first + i;
             let (l, h) = (lo[slot].load(Ordering::Relaxed), hi[slot].load(Ordering::Relaxed));

@@ -18,9 +18,9 @@
 use std::io::Write;
 use std::path::Path;
 
+use crate::Tablebase;
 use crate::error::TablebaseError;
 use crate::index::Indexer;
-use crate::Tablebase;
 
 pub const MAGIC: &[u8; 8] = b"MZTBASE\0";
 pub const VERSION: u32 = 1;

@@ -69,14 +69,14 @@ pub mod metric;
 
 use std::path::Path;
 
-use mancala_rules::{AnyGame, Game, MoveMask, Player, MAX_ACTIONS};
+use mancala_rules::{AnyGame, Game, MAX_ACTIONS, MoveMask, Player};
 
 pub use agent::PerfectAgent;
 pub use build::{BuildStats, Progress};
 pub use error::TablebaseError;
 pub use evaluator::TablebaseEvaluator;
 pub use index::Indexer;
-pub use metric::{endgame_accuracy, sample_positions, EndgameAccuracy};
+pub use metric::{EndgameAccuracy, endgame_accuracy, sample_positions};
 
 /// An endgame database: one value a (board, side to move) with at most `max_seeds` seeds on
 /// the board.
@@ -206,8 +206,13 @@ impl Tablebase {
         let me = game.side_to_move(pos);
         let scores = game.scores(pos);
         let already = i32::from(scores[me]) - i32::from(scores[!me]);
-        let mut probe =
-            Probe { value: 0, move_values: [0; MAX_ACTIONS], legal: MoveMask::EMPTY, best: MoveMask::EMPTY, final_margin: 0 };
+        let mut probe = Probe {
+            value: 0,
+            move_values: [0; MAX_ACTIONS],
+            legal: MoveMask::EMPTY,
+            best: MoveMask::EMPTY,
+            final_margin: 0,
+        };
         if let Some(outcome) = game.status(pos).outcome() {
             let margin = outcome.margin_for(me);
             probe.value = (margin - already) as i8;
@@ -222,7 +227,8 @@ impl Tablebase {
             let mut next = *pos;
             game.play_unchecked(&mut next, action);
             let after = game.scores(&next);
-            let gained = (i32::from(after[me]) - i32::from(scores[me])) - (i32::from(after[!me]) - i32::from(scores[!me]));
+            let gained =
+                (i32::from(after[me]) - i32::from(scores[me])) - (i32::from(after[!me]) - i32::from(scores[!me]));
             let side = game.side_to_move(&next);
             let v = i32::from(self.value(game.pits(&next), side).expect("sowing never adds seeds to the board"));
             let value = gained + if side == me { v } else { -v };

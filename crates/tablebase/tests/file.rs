@@ -46,10 +46,7 @@ fn a_truncated_file_is_refused_naming_what_is_missing() {
     let bytes = encode(&small());
     for len in [0, 5, 12, 30, bytes.len() / 2, bytes.len() - 1] {
         let err = decode(&bytes[..len]).unwrap_err();
-        assert!(
-            matches!(err, TablebaseError::Truncated { .. } | TablebaseError::BadMagic),
-            "{len} bytes: {err}"
-        );
+        assert!(matches!(err, TablebaseError::Truncated { .. } | TablebaseError::BadMagic), "{len} bytes: {err}");
     }
     let err = decode(&bytes[..bytes.len() - 3]).unwrap_err();
     assert!(err.to_string().contains("the checksum"), "{err}");

@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use mancala_mcts::agents::RandomAgent;
 use mancala_mcts::{Agent, AgentSpec, Evaluator, Search, SearchConfig, UniformEvaluator};
-use mancala_rules::{parse_rules, AnyGame, Game, Line, Setup};
-use mancala_tablebase::{endgame_accuracy, sample_positions, PerfectAgent, Tablebase, TablebaseEvaluator};
+use mancala_rules::{AnyGame, Game, Line, Setup, parse_rules};
+use mancala_tablebase::{PerfectAgent, Tablebase, TablebaseEvaluator, endgame_accuracy, sample_positions};
 
 fn kalah(seeds: usize) -> (AnyGame, Arc<Tablebase>) {
     let game = parse_rules("kalah").unwrap();

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use mancala_rules::{parse_rules, AnyGame, ByPlayer, Game, Player, Setup};
+use mancala_rules::{AnyGame, ByPlayer, Game, Player, Setup, parse_rules};
 use mancala_tablebase::build::{cycle_value, endgame_scores};
 use mancala_tablebase::{BuildStats, Tablebase};
 
@@ -55,7 +55,8 @@ fn moves<G: Game>(game: &G, pos: &G::Position, scores: ByPlayer<u16>) -> Vec<(i3
             let mut next = *pos;
             game.play_unchecked(&mut next, a);
             let after = game.scores(&next);
-            let gained = (i32::from(after[me]) - i32::from(scores[me])) - (i32::from(after[!me]) - i32::from(scores[!me]));
+            let gained =
+                (i32::from(after[me]) - i32::from(scores[me])) - (i32::from(after[!me]) - i32::from(scores[!me]));
             let side = game.side_to_move(&next);
             (gained, (game.pits(&next).to_vec(), side), side == me)
         })

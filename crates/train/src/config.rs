@@ -76,11 +76,7 @@ pub struct RunSection {
 
 impl Default for RunSection {
     fn default() -> Self {
-        RunSection {
-            seed: 1,
-            iterations: 1000,
-            max_minutes: 60.0,
-        }
+        RunSection { seed: 1, iterations: 1000, max_minutes: 60.0 }
     }
 }
 
@@ -106,12 +102,7 @@ pub struct NetworkSection {
 
 impl Default for NetworkSection {
     fn default() -> Self {
-        NetworkSection {
-            architecture: ArchitectureName::Mlp,
-            width: 128,
-            blocks: 4,
-            device: DeviceName::Flex,
-        }
+        NetworkSection { architecture: ArchitectureName::Mlp, width: 128, blocks: 4, device: DeviceName::Flex }
     }
 }
 
@@ -294,14 +285,7 @@ pub struct GatingSection {
 
 impl Default for GatingSection {
     fn default() -> Self {
-        GatingSection {
-            games: 40,
-            simulations: 64,
-            threshold: 0.55,
-            sprt: String::new(),
-            opening_plies: 4,
-            threads: 2,
-        }
+        GatingSection { games: 40, simulations: 64, threshold: 0.55, sprt: String::new(), opening_plies: 4, threads: 2 }
     }
 }
 
@@ -334,12 +318,7 @@ impl Default for EvaluationSection {
             every: 3,
             games: 20,
             simulations: 200,
-            references: vec![
-                "random".into(),
-                "greedy".into(),
-                "alphabeta:depth=4".into(),
-                "mcts:sims=1000".into(),
-            ],
+            references: vec!["random".into(), "greedy".into(), "alphabeta:depth=4".into(), "mcts:sims=1000".into()],
             opening_plies: 4,
             threads: 2,
             tablebase: String::new(),
@@ -360,10 +339,7 @@ pub struct LoggingSection {
 
 impl Default for LoggingSection {
     fn default() -> Self {
-        LoggingSection {
-            tensorboard: true,
-            progress: true,
-        }
+        LoggingSection { tensorboard: true, progress: true }
     }
 }
 
@@ -422,9 +398,7 @@ fn pairs(key: &str, games: u32) -> Result<(), TrainError> {
 /// (`threads`, `games` and `simulations` are in several tables).
 fn de_error(text: &str, e: &toml::de::Error) -> TrainError {
     // A span that is empty or the whole document (a missing table) names no key.
-    let whole = |span: &std::ops::Range<usize>| {
-        span.start == 0 && (span.end == 0 || span.end >= text.trim_end().len())
-    };
+    let whole = |span: &std::ops::Range<usize>| span.start == 0 && (span.end == 0 || span.end >= text.trim_end().len());
     let span = e.span().filter(|span| !whole(span));
     match span.and_then(|span| key_at(text, span.start)) {
         Some((key, line)) => {
@@ -447,14 +421,8 @@ fn key_at(text: &str, at: usize) -> Option<(String, usize)> {
     let line = text[start..].lines().next().unwrap_or("").trim();
     let header = |l: &str| {
         let l = l.trim();
-        (l.starts_with('[') && l.contains(']')).then(|| {
-            l.trim_start_matches('[')
-                .split(']')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_string()
-        })
+        (l.starts_with('[') && l.contains(']'))
+            .then(|| l.trim_start_matches('[').split(']').next().unwrap_or("").trim().to_string())
     };
     if let Some(table) = header(line) {
         return Some((table, number));
@@ -472,13 +440,9 @@ fn key_at(text: &str, at: usize) -> Option<(String, usize)> {
 
 /// The complete text of shipped config `name` whose game file is `over`.
 fn merge_shipped(name: &str, over: &str) -> Result<String, TrainError> {
-    let merged = merge(BASE_CONFIG, over)
-        .map_err(|e| TrainError::Config(format!("shipped config '{name}': {e}")))?;
-    let text = format!(
-        "# Shipped config '{name}': configs/base.toml with configs/{name}.toml over it.\n{merged}"
-    );
-    RunConfig::parse(&text)
-        .map_err(|e| TrainError::Config(format!("shipped config '{name}': {e}")))?;
+    let merged = merge(BASE_CONFIG, over).map_err(|e| TrainError::Config(format!("shipped config '{name}': {e}")))?;
+    let text = format!("# Shipped config '{name}': configs/base.toml with configs/{name}.toml over it.\n{merged}");
+    RunConfig::parse(&text).map_err(|e| TrainError::Config(format!("shipped config '{name}': {e}")))?;
     Ok(text)
 }
 
@@ -512,13 +476,9 @@ impl RunConfig {
     /// [`TrainError::Config`] for a name that is not shipped (the names are listed), or for a
     /// shipped file that does not merge or parse (a build mistake the tests catch).
     pub fn shipped(name: &str) -> Result<&'static str, TrainError> {
-        static MERGED: std::sync::OnceLock<Vec<Result<String, String>>> =
-            std::sync::OnceLock::new();
+        static MERGED: std::sync::OnceLock<Vec<Result<String, String>>> = std::sync::OnceLock::new();
         let merged = MERGED.get_or_init(|| {
-            SHIPPED
-                .iter()
-                .map(|(name, over)| merge_shipped(name, over).map_err(|e| e.to_string()))
-                .collect()
+            SHIPPED.iter().map(|(name, over)| merge_shipped(name, over).map_err(|e| e.to_string())).collect()
         });
         let Some(i) = SHIPPED.iter().position(|(n, _)| *n == name) else {
             let names: Vec<&str> = SHIPPED.iter().map(|(n, _)| *n).collect();
@@ -527,9 +487,7 @@ impl RunConfig {
                 names.join(", ")
             )));
         };
-        merged[i]
-            .as_deref()
-            .map_err(|e| TrainError::Config(e.clone()))
+        merged[i].as_deref().map_err(|e| TrainError::Config(e.clone()))
     }
 
     /// Checks every value that serde cannot.
@@ -556,11 +514,7 @@ impl RunConfig {
         let s = &self.search;
         positive("search.c_puct", s.c_puct)?;
         if !s.fpu_reduction.is_finite() {
-            return Err(bad(
-                "search.fpu_reduction",
-                s.fpu_reduction,
-                "a finite number",
-            ));
+            return Err(bad("search.fpu_reduction", s.fpu_reduction, "a finite number"));
         }
         positive("search.dirichlet_alpha_total", s.dirichlet_alpha_total)?;
         unit("search.dirichlet_fraction", s.dirichlet_fraction)?;
@@ -573,25 +527,13 @@ impl RunConfig {
         positive("training.samples_per_row", t.samples_per_row)?;
         at_least_one("training.max_steps", t.max_steps)?;
         if t.min_steps > t.max_steps {
-            return Err(bad(
-                "training.min_steps",
-                t.min_steps,
-                "at most training.max_steps",
-            ));
+            return Err(bad("training.min_steps", t.min_steps, "at most training.max_steps"));
         }
         if t.window_min == 0 || t.window_min > t.window_max {
-            return Err(bad(
-                "training.window_min",
-                t.window_min,
-                "1 to training.window_max",
-            ));
+            return Err(bad("training.window_min", t.window_min, "1 to training.window_max"));
         }
         if !(t.learning_rate > 0.0 && t.learning_rate < 1.0) {
-            return Err(bad(
-                "training.learning_rate",
-                t.learning_rate,
-                "a number in (0, 1)",
-            ));
+            return Err(bad("training.learning_rate", t.learning_rate, "a number in (0, 1)"));
         }
         non_negative("training.weight_decay", t.weight_decay)?;
         // Checked whatever the schedule, so switching it on later cannot meet a bad value.
@@ -613,8 +555,7 @@ impl RunConfig {
         at_least_one("gating.simulations", g.simulations)?;
         unit("gating.threshold", g.threshold)?;
         if !g.sprt.is_empty() {
-            mancala_arena::Sprt::parse(&g.sprt)
-                .map_err(|e| TrainError::Config(format!("gating.sprt: {e}")))?;
+            mancala_arena::Sprt::parse(&g.sprt).map_err(|e| TrainError::Config(format!("gating.sprt: {e}")))?;
         }
         at_least_one("gating.threads", g.threads as u64)?;
 
@@ -624,18 +565,11 @@ impl RunConfig {
         at_least_one("evaluation.simulations", e.simulations)?;
         at_least_one("evaluation.threads", e.threads as u64)?;
         if !e.tablebase.is_empty() {
-            at_least_one(
-                "evaluation.tablebase_positions",
-                e.tablebase_positions as u64,
-            )?;
+            at_least_one("evaluation.tablebase_positions", e.tablebase_positions as u64)?;
         }
         if e.every > 0 {
             if e.references.is_empty() {
-                return Err(bad(
-                    "evaluation.references",
-                    "[]",
-                    "at least one agent when evaluation.every is above 0",
-                ));
+                return Err(bad("evaluation.references", "[]", "at least one agent when evaluation.every is above 0"));
             }
             // The spec syntax only: the files a `net:` or `perfect:` reference names are
             // checked by the evaluator that plays them, since every role (a remote worker
@@ -685,14 +619,8 @@ impl RunConfig {
         let t = &self.training;
         let schedule = match t.schedule {
             ScheduleName::Constant => LrSchedule::Constant,
-            ScheduleName::Cosine => LrSchedule::Cosine {
-                total_steps: t.schedule_steps,
-                min_factor: t.schedule_factor,
-            },
-            ScheduleName::Step => LrSchedule::Step {
-                every: t.schedule_steps,
-                gamma: t.schedule_factor,
-            },
+            ScheduleName::Cosine => LrSchedule::Cosine { total_steps: t.schedule_steps, min_factor: t.schedule_factor },
+            ScheduleName::Step => LrSchedule::Step { every: t.schedule_steps, gamma: t.schedule_factor },
         };
         OptimConfig {
             learning_rate: t.learning_rate,
@@ -717,10 +645,8 @@ impl RunConfig {
 /// # Errors
 /// [`TrainError::Config`] naming which text does not parse.
 pub fn merge(base: &str, over: &str) -> Result<String, TrainError> {
-    let mut merged: toml::Table =
-        toml::from_str(base).map_err(|e| TrainError::Config(format!("base config: {e}")))?;
-    let over: toml::Table =
-        toml::from_str(over).map_err(|e| TrainError::Config(format!("override: {e}")))?;
+    let mut merged: toml::Table = toml::from_str(base).map_err(|e| TrainError::Config(format!("base config: {e}")))?;
+    let over: toml::Table = toml::from_str(over).map_err(|e| TrainError::Config(format!("override: {e}")))?;
     merge_tables(&mut merged, over);
     toml::to_string(&merged).map_err(|e| TrainError::Config(format!("merged config: {e}")))
 }

@@ -6,20 +6,14 @@ use thiserror::Error;
 pub enum TrainError {
     #[error("bad config: {0}")]
     Config(String),
-    #[error(
-        "{url} already holds a run: use --resume {url} to continue it, or another --run name or --store"
-    )]
+    #[error("{url} already holds a run: use --resume {url} to continue it, or another --run name or --store")]
     RunExists { url: String },
     #[error("{url} holds no run (no run.json); start one with `mancala-zero train --store {url}`")]
     NoRun { url: String },
     #[error(
         "{object} was written by store format {found}, this build reads format {expected} (an earlier version's run cannot be resumed; start a new one)"
     )]
-    Format {
-        object: String,
-        found: u32,
-        expected: u32,
-    },
+    Format { object: String, found: u32, expected: u32 },
     #[error("{object} is corrupt: {reason}")]
     Corrupt { object: String, reason: String },
     #[error("{0}")]

@@ -67,10 +67,7 @@ pub fn eval_games_key(generation: u64) -> String {
 /// The generation in a `.../gen-GGGGGG.json` key, if it is one.
 pub fn generation_of(key: &str) -> Option<u64> {
     let name = key.rsplit('/').next()?;
-    name.strip_prefix("gen-")?
-        .strip_suffix(".json")?
-        .parse()
-        .ok()
+    name.strip_prefix("gen-")?.strip_suffix(".json")?.parse().ok()
 }
 
 /// The worker and sequence number of a shard key.
@@ -85,18 +82,8 @@ pub fn shard_of(key: &str) -> Option<(&str, u64)> {
 /// # Errors
 /// A message naming the id and the allowed characters.
 pub fn check_worker_id(id: &str) -> Result<(), String> {
-    let ok = !id.is_empty()
-        && id.len() <= 64
-        && id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
-    if ok {
-        Ok(())
-    } else {
-        Err(format!(
-            "worker id '{id}': use 1 to 64 letters, digits, '-', '_' or '.'"
-        ))
-    }
+    let ok = !id.is_empty() && id.len() <= 64 && id.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+    if ok { Ok(()) } else { Err(format!("worker id '{id}': use 1 to 64 letters, digits, '-', '_' or '.'")) }
 }
 
 /// FNV-1a-64 of a whole model file as 16 hex digits: names the object and is checked by
@@ -204,8 +191,5 @@ pub struct WorkerBeat {
 
 /// Seconds since the Unix epoch.
 pub fn now() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0)
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0)
 }

@@ -93,9 +93,7 @@ pub fn resume(
     }
     if let Some(m) = extend.minutes {
         if !(m >= 0.0 && m.is_finite()) {
-            return Err(TrainError::Config(format!(
-                "--minutes {m}: expected 0 or more"
-            )));
+            return Err(TrainError::Config(format!("--minutes {m}: expected 0 or more")));
         }
         info.max_minutes = newest.elapsed_seconds / 60.0 + m;
         info.finished = false;
@@ -115,11 +113,7 @@ pub fn resume(
 ///
 /// # Errors
 /// The first role's failure (the others are stopped first).
-pub fn train(
-    run: &Run,
-    options: &TrainOptions,
-    reporter: &dyn Reporter,
-) -> Result<Summary, TrainError> {
+pub fn train(run: &Run, options: &TrainOptions, reporter: &dyn Reporter) -> Result<Summary, TrainError> {
     let ctl = || {
         let mut c = Ctl::new(reporter);
         c.poll = options.poll;
@@ -131,11 +125,7 @@ pub fn train(
     let result = std::thread::scope(|s| {
         let workers: Vec<_> = (1..=options.workers)
             .map(|k| {
-                let opts = WorkerOptions {
-                    id: format!("local-{k}"),
-                    threads: 1,
-                    max_shards: None,
-                };
+                let opts = WorkerOptions { id: format!("local-{k}"), threads: 1, max_shards: None };
                 let ctl = &workers_ctl;
                 std::thread::Builder::new()
                     .name(format!("worker-{k}"))
@@ -156,10 +146,7 @@ pub fn train(
             .spawn_scoped(s, || run_evaluator(run, &eval_ctl))
             .expect("thread");
 
-        let stop_all = || {
-            all.iter()
-                .for_each(|c| c.stop.store(true, Ordering::Relaxed))
-        };
+        let stop_all = || all.iter().for_each(|c| c.stop.store(true, Ordering::Relaxed));
         let mut first_error: Option<TrainError> = None;
         let note = |e: TrainError, first: &mut Option<TrainError>| {
             stop_all();
@@ -179,10 +166,7 @@ pub fn train(
         };
         // The trainer decides when the run ends.
         while !trainer.is_finished() {
-            if workers.iter().any(|w| w.is_finished())
-                || gatekeeper.is_finished()
-                || evaluator.is_finished()
-            {
+            if workers.iter().any(|w| w.is_finished()) || gatekeeper.is_finished() || evaluator.is_finished() {
                 break; // a role failed early: stop the others below
             }
             refresh(&mut metrics, false);
@@ -270,11 +254,8 @@ pub fn summarise(run: &Run) -> Result<Summary, TrainError> {
             r.scalars.get("endgame/best_move"),
             r.scalars.get("endgame/positions"),
         ) {
-            endgame = Some(mancala_tablebase::EndgameAccuracy {
-                positions: *p as usize,
-                value_sign: *v,
-                best_move: *b,
-            });
+            endgame =
+                Some(mancala_tablebase::EndgameAccuracy { positions: *p as usize, value_sign: *v, best_move: *b });
         }
         elo = r.elo;
     }

@@ -53,11 +53,7 @@ fn line_of(run: &Run, key: &str) -> Result<Option<MetricLine>, TrainError> {
         let mut scalars = c.scalars;
         scalars.insert("train/step".into(), c.step as f64);
         scalars.insert("time/minutes".into(), c.elapsed_seconds / 60.0);
-        MetricLine {
-            generation,
-            record: "candidate",
-            scalars,
-        }
+        MetricLine { generation, record: "candidate", scalars }
     } else if key.starts_with(layout::GATING) {
         let g: GatingRecord = run.read(key)?;
         if g.decision == Decision::Superseded {
@@ -65,23 +61,12 @@ fn line_of(run: &Run, key: &str) -> Result<Option<MetricLine>, TrainError> {
         }
         let mut scalars = BTreeMap::new();
         scalars.insert("gating/score".into(), g.score);
-        scalars.insert(
-            "gating/promoted".into(),
-            f64::from(u8::from(g.decision == Decision::Promoted)),
-        );
+        scalars.insert("gating/promoted".into(), f64::from(u8::from(g.decision == Decision::Promoted)));
         scalars.insert("gating/against".into(), g.best as f64);
-        MetricLine {
-            generation,
-            record: "gating",
-            scalars,
-        }
+        MetricLine { generation, record: "gating", scalars }
     } else {
         let e: EvalRecord = run.read(key)?;
-        MetricLine {
-            generation,
-            record: "eval",
-            scalars: e.scalars,
-        }
+        MetricLine { generation, record: "eval", scalars: e.scalars }
     };
     Ok(Some(line))
 }
@@ -111,22 +96,12 @@ impl MetricsView {
         let logged = written
             .lines()
             .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .filter_map(|v| {
-                Some(format!(
-                    "{}/{}",
-                    v["record"].as_str()?,
-                    v["iteration"].as_u64()?
-                ))
-            })
+            .filter_map(|v| Some(format!("{}/{}", v["record"].as_str()?, v["iteration"].as_u64()?)))
             .collect();
         let tb = tensorboard.and_then(|dir| {
-            let made = std::fs::create_dir_all(dir)
-                .and_then(|()| std::fs::write(dir.join(".write-test"), b"ok"));
+            let made = std::fs::create_dir_all(dir).and_then(|()| std::fs::write(dir.join(".write-test"), b"ok"));
             if let Err(e) = made {
-                warnings.push(format!(
-                    "TensorBoard is off: cannot write {}: {e}",
-                    dir.display()
-                ));
+                warnings.push(format!("TensorBoard is off: cannot write {}: {e}", dir.display()));
                 return None;
             }
             let _ = std::fs::remove_file(dir.join(".write-test"));
@@ -138,13 +113,7 @@ impl MetricsView {
             }
             writer
         });
-        MetricsView {
-            lines: BTreeMap::new(),
-            tb,
-            logged,
-            written,
-            warnings,
-        }
+        MetricsView { lines: BTreeMap::new(), tb, logged, written, warnings }
     }
 
     /// Reads the records not seen yet and rewrites `metrics.jsonl` when it changed.
@@ -173,12 +142,7 @@ impl MetricsView {
         }
         self.log_tensorboard(&new);
         let mut all: Vec<&MetricLine> = self.lines.values().flatten().collect();
-        let order = |r: &str| {
-            ["candidate", "gating", "eval"]
-                .iter()
-                .position(|x| *x == r)
-                .unwrap_or(3)
-        };
+        let order = |r: &str| ["candidate", "gating", "eval"].iter().position(|x| *x == r).unwrap_or(3);
         all.sort_by_key(|l| (l.generation, order(l.record)));
         let text: String = all.iter().map(|l| l.to_json() + "\n").collect();
         if text != self.written {
@@ -207,9 +171,7 @@ impl MetricsView {
         .is_ok();
         if !ok {
             self.tb = None;
-            self.warnings.push(
-                "TensorBoard writer failed; TensorBoard logging is off for this session".into(),
-            );
+            self.warnings.push("TensorBoard writer failed; TensorBoard logging is off for this session".into());
         }
     }
 

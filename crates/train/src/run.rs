@@ -40,9 +40,7 @@ impl Run {
     pub fn create(store: Store, config_text: &str) -> Result<Run, TrainError> {
         let config = RunConfig::parse(config_text)?;
         if store.exists(layout::RUN)? {
-            return Err(TrainError::RunExists {
-                url: store.url().to_string(),
-            });
+            return Err(TrainError::RunExists { url: store.url().to_string() });
         }
         if store.exists("state.json")? {
             return Err(old_layout(&store));
@@ -50,12 +48,7 @@ impl Run {
         let game = config.game()?;
         store.put(layout::CONFIG, config_text.as_bytes())?;
         let device = mancala_nn::training_device(config.network.device.as_str())?;
-        let learner = Learner::new(
-            config.net_config(&game),
-            config.optim_config(),
-            device,
-            config.run.seed,
-        );
+        let learner = Learner::new(config.net_config(&game), config.optim_config(), device, config.run.seed);
         let meta = ModelMeta::new(game.rules_string(), config.net_config(&game), 0);
         let bytes = model_bytes(&meta, learner.model())?;
         let checksum = layout::checksum(&bytes);
@@ -68,14 +61,7 @@ impl Run {
             ..Candidate::default()
         };
         store.put(&layout::candidate_key(0), &json(&candidate))?;
-        store.put(
-            layout::BEST,
-            &json(&BestPointer {
-                generation: 0,
-                model,
-                checksum,
-            }),
-        )?;
+        store.put(layout::BEST, &json(&BestPointer { generation: 0, model, checksum }))?;
         let info = RunInfo {
             format: STORE_FORMAT,
             rules: game.rules_string(),
@@ -84,15 +70,9 @@ impl Run {
             finished: false,
         };
         if store.create(layout::RUN, &json(&info))? == Created::Existed {
-            return Err(TrainError::RunExists {
-                url: store.url().to_string(),
-            });
+            return Err(TrainError::RunExists { url: store.url().to_string() });
         }
-        Ok(Run {
-            store,
-            config,
-            game,
-        })
+        Ok(Run { store, config, game })
     }
 
     /// Opens the run in a store.
@@ -105,9 +85,7 @@ impl Run {
             Some(bytes) => parse_json::<RunInfo>(&store, layout::RUN, &bytes)?,
             None if store.exists("state.json")? => return Err(old_layout(&store)),
             None => {
-                return Err(TrainError::NoRun {
-                    url: store.url().to_string(),
-                });
+                return Err(TrainError::NoRun { url: store.url().to_string() });
             }
         };
         if info.format != STORE_FORMAT {
@@ -117,31 +95,20 @@ impl Run {
                 expected: STORE_FORMAT,
             });
         }
-        let text =
-            String::from_utf8(store.get(layout::CONFIG)?).map_err(|_| TrainError::Corrupt {
-                object: store.describe(layout::CONFIG),
-                reason: "not UTF-8 text".into(),
-            })?;
-        let config = RunConfig::parse(&text).map_err(|e| TrainError::Corrupt {
+        let text = String::from_utf8(store.get(layout::CONFIG)?).map_err(|_| TrainError::Corrupt {
             object: store.describe(layout::CONFIG),
-            reason: e.to_string(),
+            reason: "not UTF-8 text".into(),
         })?;
+        let config = RunConfig::parse(&text)
+            .map_err(|e| TrainError::Corrupt { object: store.describe(layout::CONFIG), reason: e.to_string() })?;
         let game = config.game()?;
         if game.rules_string() != info.rules {
             return Err(TrainError::Corrupt {
                 object: store.describe(layout::CONFIG),
-                reason: format!(
-                    "plays '{}' but run.json says '{}'",
-                    game.rules_string(),
-                    info.rules
-                ),
+                reason: format!("plays '{}' but run.json says '{}'", game.rules_string(), info.rules),
             });
         }
-        Ok(Run {
-            store,
-            config,
-            game,
-        })
+        Ok(Run { store, config, game })
     }
 
     pub fn info(&self) -> Result<RunInfo, TrainError> {
@@ -172,23 +139,15 @@ impl Run {
 
     /// Generations that have a `gen-G.json` record in `folder`, ascending.
     pub fn generations(&self, folder: &str) -> Result<Vec<u64>, TrainError> {
-        let mut gens: Vec<u64> = self
-            .store
-            .list(folder)?
-            .iter()
-            .filter_map(|e| layout::generation_of(&e.key))
-            .collect();
+        let mut gens: Vec<u64> =
+            self.store.list(folder)?.iter().filter_map(|e| layout::generation_of(&e.key)).collect();
         gens.sort_unstable();
         Ok(gens)
     }
 
     /// The newest published candidate record.
     pub fn newest_candidate(&self) -> Result<Candidate, TrainError> {
-        let newest = self
-            .generations(layout::CANDIDATES)?
-            .last()
-            .copied()
-            .unwrap_or(0);
+        let newest = self.generations(layout::CANDIDATES)?.last().copied().unwrap_or(0);
         self.read(&layout::candidate_key(newest))
     }
 
@@ -214,12 +173,7 @@ impl Run {
         }
         let name = std::path::PathBuf::from(self.store.describe(key));
         let (meta, net) = model_from_bytes(&name, &bytes, Some(&self.game.rules_string()), device)?;
-        Ok(StoredModel {
-            generation,
-            key: key.to_string(),
-            meta,
-            net,
-        })
+        Ok(StoredModel { generation, key: key.to_string(), meta, net })
     }
 
     /// Loads the model the best pointer names.
@@ -230,24 +184,14 @@ impl Run {
 }
 
 fn old_layout(store: &Store) -> TrainError {
-    TrainError::Format {
-        object: store.describe("state.json"),
-        found: 1,
-        expected: STORE_FORMAT,
-    }
+    TrainError::Format { object: store.describe("state.json"), found: 1, expected: STORE_FORMAT }
 }
 
 pub(crate) fn json<T: Serialize>(value: &T) -> Vec<u8> {
     serde_json::to_vec_pretty(value).expect("records serialise")
 }
 
-fn parse_json<T: DeserializeOwned>(
-    store: &Store,
-    key: &str,
-    bytes: &[u8],
-) -> Result<T, TrainError> {
-    serde_json::from_slice(bytes).map_err(|e| TrainError::Corrupt {
-        object: store.describe(key),
-        reason: e.to_string(),
-    })
+fn parse_json<T: DeserializeOwned>(store: &Store, key: &str, bytes: &[u8]) -> Result<T, TrainError> {
+    serde_json::from_slice(bytes)
+        .map_err(|e| TrainError::Corrupt { object: store.describe(key), reason: e.to_string() })
 }

@@ -6,9 +6,7 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::error::TrainError;
-use crate::layout::{
-    self, BestPointer, Candidate, Decision, EvalRecord, GatingRecord, RunInfo, WorkerBeat,
-};
+use crate::layout::{self, BestPointer, Candidate, Decision, EvalRecord, GatingRecord, RunInfo, WorkerBeat};
 use crate::run::Run;
 
 /// Workers not heard from for this long are listed as gone.
@@ -54,8 +52,7 @@ pub fn status(run: &Run) -> Result<Status, TrainError> {
         let back = gens[gens.len().saturating_sub(6).max(1)];
         let older: Candidate = run.read(&layout::candidate_key(back))?;
         let dt = (newest.published - older.published).max(1e-9);
-        shards_per_s =
-            (newest.ingested.len() - older.ingested.len().min(newest.ingested.len())) as f64 / dt;
+        shards_per_s = (newest.ingested.len() - older.ingested.len().min(newest.ingested.len())) as f64 / dt;
         rows_per_s = newest.rows_ingested.saturating_sub(older.rows_ingested) as f64 / dt;
     }
     let (mut gated, mut promotions) = (0, 0);
@@ -81,11 +78,7 @@ pub fn status(run: &Run) -> Result<Status, TrainError> {
         generation: newest.generation,
         step: newest.step,
         trainer_minutes: newest.elapsed_seconds / 60.0,
-        window_rows: newest
-            .scalars
-            .get("replay/window_rows")
-            .copied()
-            .unwrap_or(0.0),
+        window_rows: newest.scalars.get("replay/window_rows").copied().unwrap_or(0.0),
         shards_ingested: newest.ingested.len(),
         shards_skipped: newest.skipped.len(),
         rows_ingested: newest.rows_ingested,
@@ -110,17 +103,9 @@ impl fmt::Display for Status {
         writeln!(
             f,
             "  {}; limits {} candidates, {} minutes",
-            if i.finished {
-                "finished"
-            } else {
-                "running or resumable"
-            },
+            if i.finished { "finished" } else { "running or resumable" },
             i.iterations,
-            if i.max_minutes > 0.0 {
-                format!("{:.1}", i.max_minutes)
-            } else {
-                "no limit on".into()
-            }
+            if i.max_minutes > 0.0 { format!("{:.1}", i.max_minutes) } else { "no limit on".into() }
         )?;
         writeln!(
             f,
@@ -145,26 +130,13 @@ impl fmt::Display for Status {
         )?;
         match self.evaluated {
             Some(g) => {
-                let elo: Vec<String> = self
-                    .elo
-                    .iter()
-                    .map(|(r, e)| format!("{r} {e:+.0}"))
-                    .collect();
+                let elo: Vec<String> = self.elo.iter().map(|(r, e)| format!("{r} {e:+.0}")).collect();
                 writeln!(f, "elo of generation {g}: {}", elo.join(", "))?;
             }
             None => writeln!(f, "elo: not measured yet")?,
         }
-        let recent: Vec<_> = self
-            .workers
-            .iter()
-            .filter(|(_, age)| *age <= RECENT_SECONDS)
-            .collect();
-        writeln!(
-            f,
-            "workers seen in the last {} minutes: {}",
-            RECENT_SECONDS / 60.0,
-            recent.len()
-        )?;
+        let recent: Vec<_> = self.workers.iter().filter(|(_, age)| *age <= RECENT_SECONDS).collect();
+        writeln!(f, "workers seen in the last {} minutes: {}", RECENT_SECONDS / 60.0, recent.len())?;
         for (w, age) in &self.workers {
             writeln!(
                 f,

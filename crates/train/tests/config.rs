@@ -63,26 +63,17 @@ fn a_shipped_text_stands_alone_with_every_key_of_the_base() {
     }
     // Values of the game's file win over the base's.
     let owela = RunConfig::parse(RunConfig::shipped("owela").unwrap()).unwrap();
-    assert_eq!(
-        owela.evaluation.references[1..],
-        ["greedy", "alphabeta:depth=2", "mcts:sims=200"]
-    );
+    assert_eq!(owela.evaluation.references[1..], ["greedy", "alphabeta:depth=2", "mcts:sims=200"]);
     assert_eq!(owela.evaluation.games, 20);
     let err = RunConfig::shipped("chess").unwrap_err().to_string();
-    assert!(
-        err.contains("'chess'") && err.contains("oware") && err.contains("tiny"),
-        "{err}"
-    );
+    assert!(err.contains("'chess'") && err.contains("oware") && err.contains("tiny"), "{err}");
 }
 
 #[test]
 fn tiny_toml_alone_is_the_shipped_tiny() {
     // The CLI tests pass configs/tiny.toml itself to `train --config`.
     let alone = RunConfig::parse(include_str!("../../../configs/tiny.toml")).unwrap();
-    assert_eq!(
-        alone,
-        RunConfig::parse(RunConfig::shipped("tiny").unwrap()).unwrap()
-    );
+    assert_eq!(alone, RunConfig::parse(RunConfig::shipped("tiny").unwrap()).unwrap());
 }
 
 #[test]
@@ -105,207 +96,63 @@ fn every_bad_value_is_refused_with_its_key_and_what_is_allowed() {
         ("[run]\nmax_minutes = -1", "run.max_minutes", "at least 0"),
         ("[run]\nmax_minutes = nan", "run.max_minutes", "finite"),
         ("[game]\nrules = \"chess\"", "game.rules", ""),
-        (
-            "[network]\narchitecture = \"transformer\"",
-            "network.architecture",
-            "expected mlp or conv",
-        ),
-        (
-            "[network]\narchitecture = \"MLP\"",
-            "network.architecture",
-            "expected mlp or conv",
-        ),
-        (
-            "[network]\ndevice = \"tpu\"",
-            "network.device",
-            "expected one of flex, cuda, wgpu",
-        ),
+        ("[network]\narchitecture = \"transformer\"", "network.architecture", "expected mlp or conv"),
+        ("[network]\narchitecture = \"MLP\"", "network.architecture", "expected mlp or conv"),
+        ("[network]\ndevice = \"tpu\"", "network.device", "expected one of flex, cuda, wgpu"),
         ("[network]\nwidth = 0", "network.width", "1 to 4096"),
         ("[network]\nwidth = -8", "network.width", "usize"),
         ("[network]\nblocks = 65", "network.blocks", "1 to 64"),
         ("[network]\ndepth = 3", "network.depth", "unknown field"),
-        (
-            "[search]\nroot = \"alphazero\"",
-            "search.root",
-            "expected puct or gumbel",
-        ),
+        ("[search]\nroot = \"alphazero\"", "search.root", "expected puct or gumbel"),
         ("[search]\nroot = 1", "search.root", "string"),
         ("[search]\nc_puct = 0.0", "search.c_puct", "above 0"),
         ("[search]\nc_puct = inf", "search.c_puct", "finite"),
-        (
-            "[search]\nfpu_reduction = nan",
-            "search.fpu_reduction",
-            "finite",
-        ),
-        (
-            "[search]\nfpu_reduction = -inf",
-            "search.fpu_reduction",
-            "finite",
-        ),
-        (
-            "[search]\ndirichlet_alpha_total = -1.0",
-            "search.dirichlet_alpha_total",
-            "above 0",
-        ),
-        (
-            "[search]\ndirichlet_fraction = 1.5",
-            "search.dirichlet_fraction",
-            "0 to 1",
-        ),
-        (
-            "[search]\ndirichlet_fraction = nan",
-            "search.dirichlet_fraction",
-            "0 to 1",
-        ),
-        (
-            "[search]\ngumbel_actions = 0",
-            "search.gumbel_actions",
-            "at least 1",
-        ),
+        ("[search]\nfpu_reduction = nan", "search.fpu_reduction", "finite"),
+        ("[search]\nfpu_reduction = -inf", "search.fpu_reduction", "finite"),
+        ("[search]\ndirichlet_alpha_total = -1.0", "search.dirichlet_alpha_total", "above 0"),
+        ("[search]\ndirichlet_fraction = 1.5", "search.dirichlet_fraction", "0 to 1"),
+        ("[search]\ndirichlet_fraction = nan", "search.dirichlet_fraction", "0 to 1"),
+        ("[search]\ngumbel_actions = 0", "search.gumbel_actions", "at least 1"),
         ("[selfplay]\nthreads = 0", "selfplay.threads", "at least 1"),
-        (
-            "[selfplay]\ngames_per_shard = -2",
-            "selfplay.games_per_shard",
-            "usize",
-        ),
-        (
-            "[selfplay]\nsimulations = 0",
-            "selfplay.simulations",
-            "at least 1",
-        ),
-        (
-            "[selfplay]\nfull_search_share = nan",
-            "selfplay.full_search_share",
-            "(0, 1]",
-        ),
-        (
-            "[selfplay]\ntemperature = nan",
-            "selfplay.temperature",
-            "[0, 10]",
-        ),
-        (
-            "[training]\nbatch_size = 0",
-            "training.batch_size",
-            "at least 1",
-        ),
-        (
-            "[training]\nsamples_per_row = inf",
-            "training.samples_per_row",
-            "finite",
-        ),
-        (
-            "[training]\nmax_steps = 0\nmin_steps = 0",
-            "training.max_steps",
-            "at least 1",
-        ),
-        (
-            "[training]\nmin_steps = 500",
-            "training.min_steps",
-            "at most training.max_steps",
-        ),
-        (
-            "[training]\nwindow_min = 0",
-            "training.window_min",
-            "1 to training.window_max",
-        ),
-        (
-            "[training]\nwindow_min = 200000",
-            "training.window_min",
-            "1 to training.window_max",
-        ),
-        (
-            "[training]\nwindow_max = -5",
-            "training.window_max",
-            "usize",
-        ),
-        (
-            "[training]\nlearning_rate = 0.0",
-            "training.learning_rate",
-            "(0, 1)",
-        ),
-        (
-            "[training]\nlearning_rate = nan",
-            "training.learning_rate",
-            "(0, 1)",
-        ),
-        (
-            "[training]\nweight_decay = -0.1",
-            "training.weight_decay",
-            "at least 0",
-        ),
-        (
-            "[training]\nschedule = \"linear\"",
-            "training.schedule",
-            "expected one of constant, cosine, step",
-        ),
-        (
-            "[training]\nschedule_steps = 0",
-            "training.schedule_steps",
-            "at least 1",
-        ),
-        (
-            "[training]\nschedule_factor = 2.0",
-            "training.schedule_factor",
-            "0 to 1",
-        ),
-        (
-            "[training]\nschedule = \"step\"\nschedule_factor = 0.0",
-            "training.schedule_factor",
-            "(0, 1]",
-        ),
-        (
-            "[training]\ngrad_clip = nan",
-            "training.grad_clip",
-            "finite",
-        ),
-        (
-            "[training]\nmargin_weight = -1.0",
-            "training.margin_weight",
-            "at least 0",
-        ),
+        ("[selfplay]\ngames_per_shard = -2", "selfplay.games_per_shard", "usize"),
+        ("[selfplay]\nsimulations = 0", "selfplay.simulations", "at least 1"),
+        ("[selfplay]\nfull_search_share = nan", "selfplay.full_search_share", "(0, 1]"),
+        ("[selfplay]\ntemperature = nan", "selfplay.temperature", "[0, 10]"),
+        ("[training]\nbatch_size = 0", "training.batch_size", "at least 1"),
+        ("[training]\nsamples_per_row = inf", "training.samples_per_row", "finite"),
+        ("[training]\nmax_steps = 0\nmin_steps = 0", "training.max_steps", "at least 1"),
+        ("[training]\nmin_steps = 500", "training.min_steps", "at most training.max_steps"),
+        ("[training]\nwindow_min = 0", "training.window_min", "1 to training.window_max"),
+        ("[training]\nwindow_min = 200000", "training.window_min", "1 to training.window_max"),
+        ("[training]\nwindow_max = -5", "training.window_max", "usize"),
+        ("[training]\nlearning_rate = 0.0", "training.learning_rate", "(0, 1)"),
+        ("[training]\nlearning_rate = nan", "training.learning_rate", "(0, 1)"),
+        ("[training]\nweight_decay = -0.1", "training.weight_decay", "at least 0"),
+        ("[training]\nschedule = \"linear\"", "training.schedule", "expected one of constant, cosine, step"),
+        ("[training]\nschedule_steps = 0", "training.schedule_steps", "at least 1"),
+        ("[training]\nschedule_factor = 2.0", "training.schedule_factor", "0 to 1"),
+        ("[training]\nschedule = \"step\"\nschedule_factor = 0.0", "training.schedule_factor", "(0, 1]"),
+        ("[training]\ngrad_clip = nan", "training.grad_clip", "finite"),
+        ("[training]\nmargin_weight = -1.0", "training.margin_weight", "at least 0"),
         ("[gating]\ngames = 3", "gating.games", "even"),
         ("[gating]\ngames = 0", "gating.games", "even"),
-        (
-            "[gating]\nsimulations = 0",
-            "gating.simulations",
-            "at least 1",
-        ),
+        ("[gating]\nsimulations = 0", "gating.simulations", "at least 1"),
         ("[gating]\nthreads = 0", "gating.threads", "at least 1"),
         ("[gating]\nthreads = -1", "gating.threads", "usize"),
         ("[gating]\nthreshold = 1.1", "gating.threshold", "0 to 1"),
         ("[gating]\nthreshold = nan", "gating.threshold", "0 to 1"),
         ("[gating]\nsprt = \"fast\"", "gating.sprt", ""),
-        (
-            "[evaluation]\nsimulations = 0",
-            "evaluation.simulations",
-            "at least 1",
-        ),
+        ("[evaluation]\nsimulations = 0", "evaluation.simulations", "at least 1"),
         ("[evaluation]\ngames = 0", "evaluation.games", "even"),
-        (
-            "[evaluation]\nthreads = 0",
-            "evaluation.threads",
-            "at least 1",
-        ),
-        (
-            "[evaluation]\nreferences = []",
-            "evaluation.references",
-            "at least one agent",
-        ),
-        (
-            "[evaluation]\nreferences = [\"oracle\"]",
-            "evaluation.references",
-            "",
-        ),
+        ("[evaluation]\nthreads = 0", "evaluation.threads", "at least 1"),
+        ("[evaluation]\nreferences = []", "evaluation.references", "at least one agent"),
+        ("[evaluation]\nreferences = [\"oracle\"]", "evaluation.references", ""),
         (
             "[evaluation]\ntablebase = \"kalah.mzt\"\ntablebase_positions = 0",
             "evaluation.tablebase_positions",
             "at least 1",
         ),
-        (
-            "[logging]\ncolour = true",
-            "logging.colour",
-            "unknown field",
-        ),
+        ("[logging]\ncolour = true", "logging.colour", "unknown field"),
         ("[replay]\nsize = 3", "replay", "unknown field"),
     ];
     for (over, key, allowed) in cases {
@@ -315,59 +162,44 @@ fn every_bad_value_is_refused_with_its_key_and_what_is_allowed() {
         };
         assert!(matches!(err, TrainError::Config(_)), "{over:?}: {err:?}");
         let err = err.to_string();
-        assert!(
-            err.contains(key) && err.contains(allowed),
-            "{over:?} (want {key}, {allowed}): {err}"
-        );
+        assert!(err.contains(key) && err.contains(allowed), "{over:?} (want {key}, {allowed}): {err}");
     }
 }
 
 #[test]
 fn a_missing_game_table_is_named() {
-    let err = RunConfig::parse("[run]\nseed = 1\n")
-        .unwrap_err()
-        .to_string();
+    let err = RunConfig::parse("[run]\nseed = 1\n").unwrap_err().to_string();
     assert!(err.contains("missing field `game`"), "{err}");
 }
 
 #[test]
 fn evaluation_off_still_checks_its_counts_but_needs_no_references() {
     RunConfig::parse(&oware_with("[evaluation]\nevery = 0\nreferences = []")).unwrap();
-    let err = RunConfig::parse(&oware_with("[evaluation]\nevery = 0\nsimulations = 0"))
-        .unwrap_err()
-        .to_string();
+    let err = RunConfig::parse(&oware_with("[evaluation]\nevery = 0\nsimulations = 0")).unwrap_err().to_string();
     assert!(err.contains("evaluation.simulations"), "{err}");
 }
 
 #[test]
 fn enums_keep_their_toml_spelling_and_map_to_the_library_types() {
     let game = RunConfig::parse(oware()).unwrap().game().unwrap();
-    for (arch, text, lib) in [
-        (ArchitectureName::Mlp, "mlp", Architecture::Mlp),
-        (ArchitectureName::Conv, "conv", Architecture::Conv),
-    ] {
-        let c = RunConfig::parse(&oware_with(&format!(
-            "[network]\narchitecture = \"{text}\""
-        )))
-        .unwrap();
+    for (arch, text, lib) in
+        [(ArchitectureName::Mlp, "mlp", Architecture::Mlp), (ArchitectureName::Conv, "conv", Architecture::Conv)]
+    {
+        let c = RunConfig::parse(&oware_with(&format!("[network]\narchitecture = \"{text}\""))).unwrap();
         assert_eq!(c.network.architecture, arch);
         assert_eq!(c.net_config(&game).architecture, lib);
         round_trip(&c, &format!("architecture = \"{text}\""));
     }
-    for (root, text, lib) in [
-        (RootName::Puct, "puct", RootKind::Puct),
-        (RootName::Gumbel, "gumbel", RootKind::Gumbel),
-    ] {
+    for (root, text, lib) in [(RootName::Puct, "puct", RootKind::Puct), (RootName::Gumbel, "gumbel", RootKind::Gumbel)]
+    {
         let c = RunConfig::parse(&oware_with(&format!("[search]\nroot = \"{text}\""))).unwrap();
         assert_eq!(c.search.root, root);
         assert_eq!(c.search_config(10).root, lib);
         round_trip(&c, &format!("root = \"{text}\""));
     }
-    for (schedule, text) in [
-        (ScheduleName::Constant, "constant"),
-        (ScheduleName::Cosine, "cosine"),
-        (ScheduleName::Step, "step"),
-    ] {
+    for (schedule, text) in
+        [(ScheduleName::Constant, "constant"), (ScheduleName::Cosine, "cosine"), (ScheduleName::Step, "step")]
+    {
         let c = RunConfig::parse(&oware_with(&format!(
             "[training]\nschedule = \"{text}\"\nschedule_steps = 300\nschedule_factor = 0.5"
         )))
@@ -375,14 +207,8 @@ fn enums_keep_their_toml_spelling_and_map_to_the_library_types() {
         assert_eq!(c.training.schedule, schedule);
         let want = match schedule {
             ScheduleName::Constant => LrSchedule::Constant,
-            ScheduleName::Cosine => LrSchedule::Cosine {
-                total_steps: 300,
-                min_factor: 0.5,
-            },
-            ScheduleName::Step => LrSchedule::Step {
-                every: 300,
-                gamma: 0.5,
-            },
+            ScheduleName::Cosine => LrSchedule::Cosine { total_steps: 300, min_factor: 0.5 },
+            ScheduleName::Step => LrSchedule::Step { every: 300, gamma: 0.5 },
         };
         assert_eq!(c.optim_config().schedule, want);
         round_trip(&c, &format!("schedule = \"{text}\""));
@@ -390,21 +216,10 @@ fn enums_keep_their_toml_spelling_and_map_to_the_library_types() {
     // Only the CPU device is built in a default build; its name is what mancala_nn takes.
     let c = RunConfig::parse(&oware_with("[network]\ndevice = \"flex\"")).unwrap();
     round_trip(&c, "device = \"flex\"");
-    for (device, text) in [
-        (DeviceName::Flex, "flex"),
-        (DeviceName::Cuda, "cuda"),
-        (DeviceName::Wgpu, "wgpu"),
-    ] {
+    for (device, text) in [(DeviceName::Flex, "flex"), (DeviceName::Cuda, "cuda"), (DeviceName::Wgpu, "wgpu")] {
         assert_eq!(device.as_str(), text);
-        let written = toml::to_string(&mancala_train::config::NetworkSection {
-            device,
-            ..Default::default()
-        })
-        .unwrap();
-        assert!(
-            written.contains(&format!("device = \"{text}\"")),
-            "{written}"
-        );
+        let written = toml::to_string(&mancala_train::config::NetworkSection { device, ..Default::default() }).unwrap();
+        assert!(written.contains(&format!("device = \"{text}\"")), "{written}");
         let back: mancala_train::config::NetworkSection = toml::from_str(&written).unwrap();
         assert_eq!(back.device, device);
     }
@@ -418,11 +233,7 @@ fn round_trip(config: &RunConfig, line: &str) {
 }
 
 fn tiny_run(name: &str) -> Run {
-    Run::create(
-        Store::open(&format!("memory://{name}")).unwrap(),
-        RunConfig::shipped("tiny").unwrap(),
-    )
-    .unwrap()
+    Run::create(Store::open(&format!("memory://{name}")).unwrap(), RunConfig::shipped("tiny").unwrap()).unwrap()
 }
 
 #[test]
@@ -443,8 +254,7 @@ fn the_trainer_refuses_a_non_finite_loss() {
     let ctl = Ctl::new(&Quiet);
     let model = run.load_best(&Device::flex()).unwrap();
     let shard = worker::play_shard(&run, &model, 1, 0, &AtomicBool::new(false)).unwrap();
-    let (_, mut rows) =
-        mancala_selfplay::parse_shard(std::path::Path::new("nan"), &shard.bytes, None).unwrap();
+    let (_, mut rows) = mancala_selfplay::parse_shard(std::path::Path::new("nan"), &shard.bytes, None).unwrap();
     // Inputs no network can turn into a finite loss.
     for row in &mut rows {
         row.inputs.iter_mut().for_each(|x| *x = f32::NAN);
@@ -453,10 +263,7 @@ fn the_trainer_refuses_a_non_finite_loss() {
     state.window.extend(rows);
     match trainer::train(&run, &mut state, 4, &ctl) {
         Err(TrainError::Run(m)) => {
-            assert!(
-                m.contains("loss is NaN") && m.contains("training.learning_rate"),
-                "{m}"
-            )
+            assert!(m.contains("loss is NaN") && m.contains("training.learning_rate"), "{m}")
         }
         other => panic!("{other:?}"),
     }

@@ -12,31 +12,24 @@ use mancala_train::roles::{evaluator, gatekeeper, trainer, worker};
 use mancala_train::{Ctl, Quiet, Run, RunConfig, TrainError, TrainOptions, start};
 
 fn tiny(iterations: u64) -> String {
-    RunConfig::shipped("tiny")
-        .unwrap()
-        .replace("iterations = 2", &format!("iterations = {iterations}"))
+    RunConfig::shipped("tiny").unwrap().replace("iterations = 2", &format!("iterations = {iterations}"))
 }
 
 fn new_run(name: &str, iterations: u64) -> Run {
-    Run::create(
-        Store::open(&format!("memory://{name}")).unwrap(),
-        &tiny(iterations),
-    )
-    .unwrap()
+    Run::create(Store::open(&format!("memory://{name}")).unwrap(), &tiny(iterations)).unwrap()
 }
 
 /// Plays and stores `n` shards as worker `id` with the best model.
 fn store_shards(run: &Run, id: &str, n: usize) -> Vec<String> {
     let model = run.load_best(&Device::flex()).unwrap();
     let stop = AtomicBool::new(false);
-    let mut seq = worker::next_sequence(run, id).unwrap();
+    let first = worker::next_sequence(run, id).unwrap();
     let mut keys = Vec::new();
-    for _ in 0..n {
+    for seq in first..first + n as u64 {
         let shard = worker::play_shard(run, &model, 1, seq, &stop).unwrap();
         let (key, created) = worker::upload_shard(run, id, seq, &shard.bytes).unwrap();
         assert_eq!(created, Created::New);
         keys.push(key);
-        seq += 1;
     }
     keys
 }
@@ -48,17 +41,11 @@ fn creating_and_opening_a_run() {
     assert_eq!(best.generation, 0);
     assert!(run.load_best(&Device::flex()).is_ok());
     let info = run.info().unwrap();
-    assert_eq!(
-        (info.format, info.iterations, info.finished),
-        (layout::STORE_FORMAT, 2, false)
-    );
+    assert_eq!((info.format, info.iterations, info.finished), (layout::STORE_FORMAT, 2, false));
     // A store that holds a run is never overwritten.
     let again = Run::create(run.store.clone(), &tiny(2)).unwrap_err();
     assert!(matches!(again, TrainError::RunExists { .. }), "{again}");
-    assert!(
-        again.to_string().contains("--resume memory://create"),
-        "{again}"
-    );
+    assert!(again.to_string().contains("--resume memory://create"), "{again}");
     let opened = Run::open(Store::open("memory://create").unwrap()).unwrap();
     assert_eq!(opened.config, run.config);
     let none = Run::open(Store::open("memory://nothing-here").unwrap()).unwrap_err();
@@ -74,58 +61,33 @@ fn bad_objects_are_named() {
     info.format = 99;
     run.write_info(&info).unwrap();
     let e = Run::open(s.clone()).unwrap_err();
-    assert!(
-        e.to_string()
-            .contains("memory://bad-objects/run.json was written by store format 99"),
-        "{e}"
-    );
+    assert!(e.to_string().contains("memory://bad-objects/run.json was written by store format 99"), "{e}");
     info.format = layout::STORE_FORMAT;
     run.write_info(&info).unwrap();
     // A corrupt pointer.
     s.put(layout::BEST, b"{ not json").unwrap();
     let e = run.best().unwrap_err();
-    assert!(
-        e.to_string()
-            .contains("memory://bad-objects/best.json is corrupt"),
-        "{e}"
-    );
+    assert!(e.to_string().contains("memory://bad-objects/best.json is corrupt"), "{e}");
     // A model whose bytes do not match the checksum in its name and records.
     let c: Candidate = run.read(&layout::candidate_key(0)).unwrap();
     let mut bytes = s.get(&c.model).unwrap();
     bytes[40] ^= 0xff;
     s.put(&c.model, &bytes).unwrap();
-    let e = run
-        .load_model(0, &c.model, &c.checksum, &Device::flex())
-        .unwrap_err();
-    assert!(
-        e.to_string().contains(&c.model) && e.to_string().contains("checksum"),
-        "{e}"
-    );
+    let e = run.load_model(0, &c.model, &c.checksum, &Device::flex()).unwrap_err();
+    assert!(e.to_string().contains(&c.model) && e.to_string().contains("checksum"), "{e}");
     // A pointer to a model that is gone.
     s.put(
         layout::BEST,
-        &serde_json::to_vec(&BestPointer {
-            generation: 0,
-            model: "models/none.mzm".into(),
-            checksum: "0".into(),
-        })
-        .unwrap(),
+        &serde_json::to_vec(&BestPointer { generation: 0, model: "models/none.mzm".into(), checksum: "0".into() })
+            .unwrap(),
     )
     .unwrap();
     let e = run.load_best(&Device::flex()).unwrap_err();
-    assert!(
-        e.to_string()
-            .contains("memory://bad-objects/models/none.mzm does not exist"),
-        "{e}"
-    );
+    assert!(e.to_string().contains("memory://bad-objects/models/none.mzm does not exist"), "{e}");
     // A config that no longer parses.
-    s.put(layout::CONFIG, b"[game]\nrules = \"chess\"\n")
-        .unwrap();
+    s.put(layout::CONFIG, b"[game]\nrules = \"chess\"\n").unwrap();
     let e = Run::open(s.clone()).unwrap_err();
-    assert!(
-        e.to_string().contains("config.toml is corrupt") && e.to_string().contains("chess"),
-        "{e}"
-    );
+    assert!(e.to_string().contains("config.toml is corrupt") && e.to_string().contains("chess"), "{e}");
 }
 
 #[test]
@@ -142,9 +104,7 @@ fn a_worker_continues_its_sequence_and_never_writes_a_shard_twice() {
     let (_, created) = worker::upload_shard(&run, "w", 1, b"different bytes").unwrap();
     assert_eq!(created, Created::Existed);
     assert_eq!(run.store.get(&keys[0]).unwrap(), first);
-    assert!(
-        layout::check_worker_id("bad/id").is_err() && layout::check_worker_id("host-1.a_b").is_ok()
-    );
+    assert!(layout::check_worker_id("bad/id").is_err() && layout::check_worker_id("host-1.a_b").is_ok());
     // The worker's own pace: it stops once it is this far ahead of the trainer.
     assert_eq!(worker::shards_ahead(&run, "w").unwrap(), 2);
     assert_eq!(worker::max_ahead(&run), 3);
@@ -156,9 +116,7 @@ fn the_trainer_ingests_each_shard_once_skips_corrupt_ones_and_restores() {
     let ctl = Ctl::new(&Quiet);
     let mut keys = store_shards(&run, "a", 2);
     keys.extend(store_shards(&run, "b", 1));
-    run.store
-        .create("shards/b/00000002.shard", b"MZSHARD\0 truncated")
-        .unwrap();
+    run.store.create("shards/b/00000002.shard", b"MZSHARD\0 truncated").unwrap();
     let mut state = trainer::restore(&run, &ctl).unwrap();
     let found = trainer::ingest(&run, &mut state).unwrap();
     assert_eq!(found.shards, 3);
@@ -166,29 +124,18 @@ fn the_trainer_ingests_each_shard_once_skips_corrupt_ones_and_restores() {
     assert_eq!(found.skipped.len(), 1);
     assert!(
         found.skipped[0].0.ends_with("b/00000002.shard")
-            && found.skipped[0]
-                .1
-                .contains("memory://trainer/shards/b/00000002.shard"),
+            && found.skipped[0].1.contains("memory://trainer/shards/b/00000002.shard"),
         "{:?}",
         found.skipped
     );
     assert_eq!(state.window.len(), found.rows);
     // Nothing new: nothing counted again.
-    assert_eq!(
-        trainer::ingest(&run, &mut state).unwrap(),
-        trainer::Ingested::default()
-    );
-    assert!(
-        trainer::ready(&run, &state),
-        "{} games",
-        state.pending_games
-    );
+    assert_eq!(trainer::ingest(&run, &mut state).unwrap(), trainer::Ingested::default());
+    assert!(trainer::ready(&run, &state), "{} games", state.pending_games);
     let steps = trainer::steps_for(&run, state.pending_rows);
     let t = &run.config.training;
     assert!((t.min_steps..=t.max_steps).contains(&steps));
-    let scalars = trainer::train(&run, &mut state, steps, &ctl)
-        .unwrap()
-        .unwrap();
+    let scalars = trainer::train(&run, &mut state, steps, &ctl).unwrap().unwrap();
     assert!(scalars["loss/total"].is_finite());
     let c = trainer::publish(&run, &mut state, scalars).unwrap();
     assert_eq!((c.generation, c.step), (1, steps));
@@ -201,10 +148,7 @@ fn the_trainer_ingests_each_shard_once_skips_corrupt_ones_and_restores() {
     let mut restored = trainer::restore(&run, &ctl).unwrap();
     assert_eq!(restored.ingested, keys);
     assert_eq!(restored.learner.step(), steps);
-    assert_eq!(
-        restored.window.len(),
-        c.scalars["replay/window_rows"] as usize
-    );
+    assert_eq!(restored.window.len(), c.scalars["replay/window_rows"] as usize);
     let found = trainer::ingest(&run, &mut restored).unwrap();
     assert_eq!(found.shards, 1);
     assert_eq!(restored.ingested.last(), late.last());
@@ -229,40 +173,24 @@ fn the_gatekeeper_decides_and_the_pointer_follows_the_records() {
     let cand = run.load_model(2, &c2.model, &c2.checksum, &dev).unwrap();
     let (record, games) = gatekeeper::gate(&run, &cand, &best, &dev).unwrap();
     assert_eq!(record.games, run.config.gating.games);
-    assert_eq!(
-        String::from_utf8(games.clone()).unwrap().lines().count(),
-        run.config.gating.games as usize
-    );
+    assert_eq!(String::from_utf8(games.clone()).unwrap().lines().count(), run.config.gating.games as usize);
     // Whatever the match said, record a promotion, as a kill right after the decision
     // (before the pointer) would leave it.
-    let promoted = GatingRecord {
-        decision: Decision::Promoted,
-        ..record
-    };
+    let promoted = GatingRecord { decision: Decision::Promoted, ..record };
     run.create_json(&layout::gating_key(2), &promoted).unwrap();
     assert_eq!(run.best().unwrap().generation, 0);
     assert_eq!(gatekeeper::pending(&run).unwrap(), [1]);
     let ptr = gatekeeper::reconcile(&run).unwrap();
-    assert_eq!(
-        (ptr.generation, &ptr.model, &ptr.checksum),
-        (2, &c2.model, &c2.checksum)
-    );
+    assert_eq!((ptr.generation, &ptr.model, &ptr.checksum), (2, &c2.model, &c2.checksum));
     assert_eq!(run.best().unwrap(), ptr);
     // The evaluator sees it due once (tiny evaluates every 2 generations).
-    assert_eq!(
-        evaluator::due(&run, false).unwrap().map(|b| b.generation),
-        Some(2)
-    );
+    assert_eq!(evaluator::due(&run, false).unwrap().map(|b| b.generation), Some(2));
 }
 
 #[test]
 fn all_roles_as_threads_keep_the_invariants() {
     let store = Store::open("memory://all-roles").unwrap();
-    let options = TrainOptions {
-        workers: 2,
-        tensorboard: None,
-        poll: Duration::from_millis(20),
-    };
+    let options = TrainOptions { workers: 2, tensorboard: None, poll: Duration::from_millis(20) };
     let summary = start(store.clone(), &tiny(4), &options, &Quiet).unwrap();
     assert!(summary.finished);
     assert_eq!(summary.iterations, 4);
@@ -283,12 +211,7 @@ fn all_roles_as_threads_keep_the_invariants() {
         .generations(layout::GATING)
         .unwrap()
         .into_iter()
-        .filter(|g| {
-            run.read::<GatingRecord>(&layout::gating_key(*g))
-                .unwrap()
-                .decision
-                == Decision::Promoted
-        })
+        .filter(|g| run.read::<GatingRecord>(&layout::gating_key(*g)).unwrap().decision == Decision::Promoted)
         .max()
         .unwrap_or(0);
     assert_eq!(best.generation, newest_promotion);
@@ -296,29 +219,15 @@ fn all_roles_as_threads_keep_the_invariants() {
 
     // Every shard a worker was told is stored is in the store, from both workers; the
     // trainer counted each at most once, and one more ingest pass takes the rest exactly once.
-    let told: Vec<String> = summary
-        .workers
-        .iter()
-        .flat_map(|w| w.stored.iter().cloned())
-        .collect();
+    let told: Vec<String> = summary.workers.iter().flat_map(|w| w.stored.iter().cloned()).collect();
     assert_eq!(summary.workers.len(), 2);
     assert!(summary.workers.iter().all(|w| !w.stored.is_empty()));
-    let stored: HashSet<String> = run
-        .store
-        .list(layout::SHARDS)
-        .unwrap()
-        .into_iter()
-        .map(|e| e.key)
-        .collect();
+    let stored: HashSet<String> = run.store.list(layout::SHARDS).unwrap().into_iter().map(|e| e.key).collect();
     assert_eq!(told.iter().cloned().collect::<HashSet<_>>(), stored);
     let ctl = Ctl::new(&Quiet);
     let mut state = trainer::restore(&run, &ctl).unwrap();
     let before = state.ingested.len();
-    assert_eq!(
-        state.ingested.iter().collect::<HashSet<_>>().len(),
-        before,
-        "a shard ingested twice"
-    );
+    assert_eq!(state.ingested.iter().collect::<HashSet<_>>().len(), before, "a shard ingested twice");
     trainer::ingest(&run, &mut state).unwrap();
     let mut all = state.ingested.clone();
     all.sort();
@@ -328,39 +237,18 @@ fn all_roles_as_threads_keep_the_invariants() {
 
     // The metrics view: one line per candidate and per decision, Elo at the end.
     let text = String::from_utf8(run.store.get(layout::METRICS).unwrap()).unwrap();
-    let lines: Vec<serde_json::Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     let count = |record: &str| lines.iter().filter(|l| l["record"] == record).count();
     assert_eq!(count("candidate"), 4);
     let decided = run
         .generations(layout::GATING)
         .unwrap()
         .into_iter()
-        .filter(|g| {
-            run.read::<GatingRecord>(&layout::gating_key(*g))
-                .unwrap()
-                .decision
-                != Decision::Superseded
-        })
+        .filter(|g| run.read::<GatingRecord>(&layout::gating_key(*g)).unwrap().decision != Decision::Superseded)
         .count();
     assert_eq!(count("gating"), decided);
-    assert!(
-        count("eval") >= 1 && summary.elo.contains_key("random"),
-        "{text}"
-    );
-    for key in [
-        "loss/policy",
-        "loss/value",
-        "train/value_accuracy",
-        "selfplay/positions_per_s",
-        "replay/window_rows",
-    ] {
-        assert!(
-            lines[0][key].is_number(),
-            "metrics lack {key}: {}",
-            lines[0]
-        );
+    assert!(count("eval") >= 1 && summary.elo.contains_key("random"), "{text}");
+    for key in ["loss/policy", "loss/value", "train/value_accuracy", "selfplay/positions_per_s", "replay/window_rows"] {
+        assert!(lines[0][key].is_number(), "metrics lack {key}: {}", lines[0]);
     }
 }

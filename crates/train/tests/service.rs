@@ -20,30 +20,19 @@ fn tiny_served() -> String {
 #[test]
 fn a_tiny_run_through_the_service_completes() {
     let store = Store::open("memory://served-run").unwrap();
-    let options = TrainOptions {
-        workers: 2,
-        tensorboard: None,
-        poll: Duration::from_millis(20),
-    };
+    let options = TrainOptions { workers: 2, tensorboard: None, poll: Duration::from_millis(20) };
     let text = tiny_served();
     let summary = start(store.clone(), &text, &options, &Quiet).unwrap();
     assert!(summary.finished);
     assert_eq!(summary.iterations, 2);
     assert!(summary.workers.iter().all(|w| !w.stored.is_empty()));
     let run = Run::open(store).unwrap();
-    assert_eq!(
-        run.config.selfplay.inference,
-        mancala_selfplay::Inference::Service
-    );
+    assert_eq!(run.config.selfplay.inference, mancala_selfplay::Inference::Service);
 }
 
 #[test]
 fn a_worker_shard_through_the_service_has_its_games() {
-    let run = Run::create(
-        Store::open("memory://served-shard").unwrap(),
-        &tiny_served(),
-    )
-    .unwrap();
+    let run = Run::create(Store::open("memory://served-shard").unwrap(), &tiny_served()).unwrap();
     let model = run.load_best(&Device::flex()).unwrap();
     let shard = worker::play_shard(&run, &model, 2, 1, &AtomicBool::new(false)).unwrap();
     assert_eq!(shard.games, run.config.selfplay.games_per_shard);
@@ -60,23 +49,14 @@ fn bad_service_keys_are_refused_by_name() {
         ("service_batch = 0", "selfplay.service_batch"),
         ("service_flush_us = 5000000", "selfplay.service_flush_us"),
     ] {
-        let text = tiny.replace(
-            "leaves_per_gather = 2",
-            &format!("leaves_per_gather = 2\n{line}"),
-        );
+        let text = tiny.replace("leaves_per_gather = 2", &format!("leaves_per_gather = 2\n{line}"));
         let err = RunConfig::parse(&text).unwrap_err().to_string();
         assert!(err.contains(key), "{line}: {err}");
     }
-    let err = RunConfig::parse(&tiny.replace(
-        "leaves_per_gather = 2",
-        "leaves_per_gather = 2\ninference = \"gpu\"",
-    ))
-    .unwrap_err()
-    .to_string();
+    let err = RunConfig::parse(&tiny.replace("leaves_per_gather = 2", "leaves_per_gather = 2\ninference = \"gpu\""))
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("direct") && err.contains("service"), "{err}");
     // The default stays the direct path.
-    assert_eq!(
-        RunConfig::parse(tiny).unwrap().selfplay.inference,
-        mancala_selfplay::Inference::Direct
-    );
+    assert_eq!(RunConfig::parse(tiny).unwrap().selfplay.inference, mancala_selfplay::Inference::Direct);
 }

@@ -19,18 +19,18 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use axum::extract::rejection::JsonRejection;
 use axum::extract::{Path, State};
-use axum::http::{header, StatusCode, Uri};
+use axum::http::{StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use mancala_rules::{parse_rules, Game, IllegalMove, Line, MoveParseError, PlayError, Player, Setup, PRESETS};
+use mancala_rules::{Game, IllegalMove, Line, MoveParseError, PRESETS, PlayError, Player, Setup, parse_rules};
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{exact, think, Exact, Opponent, Strength, Thought};
+use crate::engine::{Exact, Opponent, Strength, Thought, exact, think};
 use crate::error::WebError;
 use crate::games::Session;
-use crate::view::{view, GameView};
-use crate::{assets, runs, App};
+use crate::view::{GameView, view};
+use crate::{App, assets, runs};
 
 type AppState = State<Arc<App>>;
 type Body<T> = Result<Json<T>, JsonRejection>;
@@ -59,10 +59,8 @@ pub fn router(app: Arc<App>) -> Router {
 /// UTF-8) come as plain text or nothing; they get the same JSON shape as the handlers' own.
 async fn json_errors(response: Response) -> Response {
     let status = response.status();
-    let is_json = response
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    let is_json =
+        response.headers().get(header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
     if !(status.is_client_error() || status.is_server_error()) || is_json {
         return response;
     }
@@ -196,7 +194,11 @@ struct PersonMove {
     house: String,
 }
 
-async fn person_move(State(app): AppState, Path(id): Path<String>, b: Body<PersonMove>) -> Result<Json<GameView>, WebError> {
+async fn person_move(
+    State(app): AppState,
+    Path(id): Path<String>,
+    b: Body<PersonMove>,
+) -> Result<Json<GameView>, WebError> {
     let req = body(b)?;
     let session = app.games.get(&id)?;
     let mut s = lock(&session);
@@ -235,7 +237,9 @@ async fn engine_move(State(app): AppState, Path(id): Path<String>) -> Result<Jso
         return Err(WebError::Conflict(format!("the game is over ({outcome})")));
     }
     let (seed, version) = (s.seed.wrapping_add(s.line.len() as u64), s.version);
-    let thought = app.on_engine(move |app| think(&app.brains, &s.opponent, &s.line, s.strength, &app.config.limits, seed)).await?;
+    let thought = app
+        .on_engine(move |app| think(&app.brains, &s.opponent, &s.line, s.strength, &app.config.limits, seed))
+        .await?;
     let mut s = lock(&session);
     if s.version != version {
         return Err(WebError::Conflict("the game changed while the engine was thinking; ask it again".into()));
@@ -264,12 +268,13 @@ async fn undo(State(app): AppState, Path(id): Path<String>, b: Body<Undo>) -> Re
         (Some(_), Some(_)) => return Err(WebError::BadRequest("give plies or back_to, not both".into())),
         (plies, None) => plies.unwrap_or(1),
         (None, Some(side)) => {
-            let side = parse_side(side)?.ok_or_else(|| WebError::BadRequest("back_to: expected south or north".into()))?;
+            let side =
+                parse_side(side)?.ok_or_else(|| WebError::BadRequest("back_to: expected south or north".into()))?;
             // The side to move after taking back k plies is the mover of the k-th last move.
             let movers: Vec<Player> = s.line.positions().map(|p| s.line.game().side_to_move(p)).collect();
-            (1..=played).find(|&k| movers[played - k] == side).ok_or_else(|| {
-                WebError::Conflict(format!("{side} has not moved in this game; nothing to take back"))
-            })?
+            (1..=played)
+                .find(|&k| movers[played - k] == side)
+                .ok_or_else(|| WebError::Conflict(format!("{side} has not moved in this game; nothing to take back")))?
         }
     };
     if plies == 0 || plies > played {
@@ -313,7 +318,11 @@ struct SetPosition {
     line: String,
 }
 
-async fn set_position(State(app): AppState, Path(id): Path<String>, b: Body<SetPosition>) -> Result<Json<GameView>, WebError> {
+async fn set_position(
+    State(app): AppState,
+    Path(id): Path<String>,
+    b: Body<SetPosition>,
+) -> Result<Json<GameView>, WebError> {
     let req = body(b)?;
     let session = app.games.get(&id)?;
     let mut s = lock(&session);

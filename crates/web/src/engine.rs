@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use burn::prelude::{Device, Tensor, TensorData};
 use mancala_mcts::{Evaluator, NodeId, NodeState, RolloutEvaluator, Search, SearchConfig};
-use mancala_nn::{load_model, ModelMeta, Net, NeuralEvaluator};
+use mancala_nn::{ModelMeta, Net, NeuralEvaluator, load_model};
 use mancala_rules::{Action, AnyGame, Game, Line};
 use mancala_tablebase::Tablebase;
 use serde::{Deserialize, Serialize};
@@ -69,7 +69,13 @@ impl Brains {
             )),
             None => None,
         };
-        Ok(Brains { model, shipped, shipped_cache: Mutex::new(HashMap::new()), checkpoints: Mutex::new(Vec::new()), tablebase })
+        Ok(Brains {
+            model,
+            shipped,
+            shipped_cache: Mutex::new(HashMap::new()),
+            checkpoints: Mutex::new(Vec::new()),
+            tablebase,
+        })
     }
 
     /// The game a checkpoint plays, read from its metadata (and the network kept loaded).
@@ -78,8 +84,9 @@ impl Brains {
     /// A file that is not a model of a known game.
     pub fn checkpoint_game(&self, path: &Path) -> Result<AnyGame, WebError> {
         let (meta, _) = self.checkpoint(path)?;
-        mancala_rules::parse_rules(&meta.rules)
-            .map_err(|e| WebError::BadRequest(format!("{} plays '{}', which is not a game here: {e}", path.display(), meta.rules)))
+        mancala_rules::parse_rules(&meta.rules).map_err(|e| {
+            WebError::BadRequest(format!("{} plays '{}', which is not a game here: {e}", path.display(), meta.rules))
+        })
     }
 
     fn checkpoint(&self, path: &Path) -> Result<(ModelMeta, Net), WebError> {
@@ -118,12 +125,12 @@ impl Brains {
         let mut cache = self.shipped_cache.lock().expect("shipped model cache lock");
         let net = match cache.get(&rules) {
             Some(net) => Some(net.clone()),
-            None => find(game)
-                .map_err(|e| WebError::Internal(format!("the shipped network does not load: {e}")))?
-                .map(|(_, net)| {
+            None => find(game).map_err(|e| WebError::Internal(format!("the shipped network does not load: {e}")))?.map(
+                |(_, net)| {
                     cache.insert(rules, net.clone());
                     net
-                }),
+                },
+            ),
         };
         Ok(match net {
             Some(net) => Brain::Network { net: Box::new(net), name: format!("shipped {} network", game.family()) },
@@ -183,9 +190,9 @@ impl Strength {
                 "strength: {n} simulations is out of range: expected 1 to {}",
                 limits.max_simulations
             ))),
-            Strength::Milliseconds(ms) => {
-                Err(WebError::BadRequest(format!("strength: {ms} milliseconds is out of range: expected 1 to {max_ms}")))
-            }
+            Strength::Milliseconds(ms) => Err(WebError::BadRequest(format!(
+                "strength: {ms} milliseconds is out of range: expected 1 to {max_ms}"
+            ))),
         }
     }
 }
@@ -237,14 +244,23 @@ pub struct Thought {
 ///
 /// # Errors
 /// The opponent's network cannot be loaded.
-pub fn think(brains: &Brains, opponent: &Opponent, line: &Line<AnyGame>, strength: Strength, limits: &SearchLimits, seed: u64) -> Result<Thought, WebError> {
+pub fn think(
+    brains: &Brains,
+    opponent: &Opponent,
+    line: &Line<AnyGame>,
+    strength: Strength,
+    limits: &SearchLimits,
+    seed: u64,
+) -> Result<Thought, WebError> {
     let game = line.game().clone();
     let brain = brains.brain(&game, opponent)?;
     let engine = brain.describe();
     let started = Instant::now();
     let (simulations, time) = match strength {
         Strength::Simulations(n) => (n, limits.max_think),
-        Strength::Milliseconds(ms) => (limits.max_simulations, Duration::from_millis(u64::from(ms)).min(limits.max_think)),
+        Strength::Milliseconds(ms) => {
+            (limits.max_simulations, Duration::from_millis(u64::from(ms)).min(limits.max_think))
+        }
     };
     let (mut evaluator, network): (Box<dyn Evaluator<AnyGame>>, _) = match &brain {
         Brain::Network { net, .. } => {
@@ -279,7 +295,13 @@ fn run_until(search: &mut Search<AnyGame>, evaluator: &mut dyn Evaluator<AnyGame
     }
 }
 
-fn summarise(search: &mut Search<AnyGame>, line: &Line<AnyGame>, network: Option<NetJudgement>, started: Instant, engine: String) -> Thought {
+fn summarise(
+    search: &mut Search<AnyGame>,
+    line: &Line<AnyGame>,
+    network: Option<NetJudgement>,
+    started: Instant,
+    engine: String,
+) -> Thought {
     let game = line.game();
     let side = line.side_to_move();
     let children = search.root_children();
@@ -369,7 +391,8 @@ pub fn exact(brains: &Brains, line: &Line<AnyGame>) -> Option<Exact> {
     tb.check_game(game).ok()?;
     let probe = tb.probe(game, line.position())?;
     let side = line.side_to_move();
-    let moves = probe.legal.iter().map(|a| (game.move_label(side, a), i32::from(probe.move_values[usize::from(a)]))).collect();
+    let moves =
+        probe.legal.iter().map(|a| (game.move_label(side, a), i32::from(probe.move_values[usize::from(a)]))).collect();
     Some(Exact {
         value: i32::from(probe.value),
         final_margin: probe.final_margin,

@@ -1,9 +1,9 @@
 //! Everything a request can be refused for. Each variant knows its HTTP status, and the body
 //! is always `{"error": "..."}` with a message that names the bad input.
 
+use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::Json;
 use thiserror::Error;
 
 #[derive(Debug, Error)]

@@ -41,7 +41,8 @@ pub struct RunDetail {
 /// # Errors
 /// `dir` cannot be read.
 pub fn list(dir: &Path) -> Result<Vec<RunSummary>, WebError> {
-    let entries = fs::read_dir(dir).map_err(|e| WebError::Internal(format!("cannot read --checkpoints {}: {e}", dir.display())))?;
+    let entries = fs::read_dir(dir)
+        .map_err(|e| WebError::Internal(format!("cannot read --checkpoints {}: {e}", dir.display())))?;
     let mut names: Vec<String> = entries
         .filter_map(Result::ok)
         .filter(|e| e.path().join("config.toml").is_file())

@@ -57,11 +57,7 @@ pub fn steps(game: &AnyGame, before: &AnyPosition, after: &AnyPosition, side: Pl
     // Captures at the end of a move (Oware, Kalah) only ever take seeds away; a relay game's
     // course already holds its captures. A move that ends the game may sweep the rows.
     let agrees = game.status(after).is_over()
-        || if relays {
-            traced.as_slice() == after_pits
-        } else {
-            traced.iter().zip(after_pits).all(|(t, a)| a <= t)
-        };
+        || if relays { traced.as_slice() == after_pits } else { traced.iter().zip(after_pits).all(|(t, a)| a <= t) };
     if !agrees || course.frames.len() + 1 > MAX_FRAMES {
         return None;
     }
@@ -132,7 +128,13 @@ impl Course {
         let own_last = if side == Player::South { h - 1 } else { n - 1 };
         let mut at = origin;
         for _ in 0..self.lift(origin) {
-            at = if at == n { (own_last + 1) % n } else if at == own_last { n } else { (at + 1) % n };
+            at = if at == n {
+                (own_last + 1) % n
+            } else if at == own_last {
+                n
+            } else {
+                (at + 1) % n
+            };
             if at == n {
                 self.now.scores[side.index()] += 1;
                 self.push();
@@ -206,7 +208,7 @@ impl Course {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mancala_rules::{parse_rules, Line};
+    use mancala_rules::{Line, parse_rules};
     use rand::rngs::SmallRng;
     use rand::{RngExt, SeedableRng};
 

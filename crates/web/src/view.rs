@@ -5,10 +5,10 @@
 use mancala_rules::{AnyGame, Game, Line, Player, Status};
 use serde::Serialize;
 
-use crate::board::{layout, Layout};
+use crate::board::{Layout, layout};
 use crate::engine::Strength;
 use crate::games::Session;
-use crate::sowing::{steps, Sown};
+use crate::sowing::{Sown, steps};
 
 #[derive(Clone, Debug, Serialize)]
 pub struct GameView {

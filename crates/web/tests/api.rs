@@ -7,14 +7,14 @@ mod common;
 
 use std::time::Duration;
 
+use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
-use axum::Router;
-use mancala_rules::{parse_rules, Game, Line};
+use mancala_rules::{Game, Line, parse_rules};
 use mancala_tablebase::Tablebase;
-use mancala_web::api::router;
 use mancala_web::ServerConfig;
-use serde_json::{json, Value};
+use mancala_web::api::router;
+use serde_json::{Value, json};
 use tower::ServiceExt;
 
 async fn call(app: &Router, method: &str, uri: &str, body: Option<&str>) -> (StatusCode, Value) {
@@ -26,7 +26,11 @@ async fn call(app: &Router, method: &str, uri: &str, body: Option<&str>) -> (Sta
     let response = app.clone().oneshot(request).await.unwrap();
     let status = response.status();
     let bytes = axum::body::to_bytes(response.into_body(), 1 << 24).await.unwrap();
-    let value = if bytes.is_empty() { Value::Null } else { serde_json::from_slice(&bytes).unwrap_or(Value::String(String::from_utf8_lossy(&bytes).into())) };
+    let value = if bytes.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_slice(&bytes).unwrap_or(Value::String(String::from_utf8_lossy(&bytes).into()))
+    };
     (status, value)
 }
 
@@ -115,7 +119,8 @@ async fn every_game_plays_to_the_end_against_the_engine() {
         }
         if view["status"] != "ongoing" {
             assert!(view["result"].is_string(), "{rules}: {}", view["result"]);
-            let message = refused(&app, "POST", &format!("/api/games/{id}/engine-move"), None, StatusCode::CONFLICT).await;
+            let message =
+                refused(&app, "POST", &format!("/api/games/{id}/engine-move"), None, StatusCode::CONFLICT).await;
             assert!(message.contains("over"), "{message}");
         }
         assert!(view["record"].as_str().unwrap().starts_with(&format!("rules {}", view["rules"].as_str().unwrap())));
@@ -150,7 +155,8 @@ async fn bad_bodies_are_refused_naming_the_input() {
         ("settings", r#"{"strength": {"simulations": -1}}"#),
         ("undo", r#"{"plies": 1, "back_to": "south"}"#),
     ] {
-        let message = refused(&app, "POST", &format!("/api/games/{id}/{uri}"), Some(body), StatusCode::BAD_REQUEST).await;
+        let message =
+            refused(&app, "POST", &format!("/api/games/{id}/{uri}"), Some(body), StatusCode::BAD_REQUEST).await;
         assert!(!message.is_empty(), "{uri} {body}");
     }
     // The game is unchanged by all of that.
@@ -161,7 +167,14 @@ async fn bad_bodies_are_refused_naming_the_input() {
 #[tokio::test]
 async fn unknown_and_expired_games_are_404() {
     let app = server();
-    for (method, path) in [("GET", ""), ("POST", "/move"), ("POST", "/engine-move"), ("POST", "/undo"), ("POST", "/analysis"), ("DELETE", "")] {
+    for (method, path) in [
+        ("GET", ""),
+        ("POST", "/move"),
+        ("POST", "/engine-move"),
+        ("POST", "/undo"),
+        ("POST", "/analysis"),
+        ("DELETE", ""),
+    ] {
         let body = if method == "POST" { Some(r#"{"house": "A"}"#) } else { None };
         let body = if path == "/move" { body } else { None };
         let message = refused(&app, method, &format!("/api/games/nosuchgame{path}"), body, StatusCode::NOT_FOUND).await;
@@ -182,7 +195,8 @@ async fn unknown_and_expired_games_are_404() {
 #[tokio::test]
 async fn illegal_moves_give_the_rules_reason() {
     let app = server();
-    let id = new_game(&app, json!({"rules": "oware", "engine_side": "north"})).await["id"].as_str().unwrap().to_string();
+    let id =
+        new_game(&app, json!({"rules": "oware", "engine_side": "north"})).await["id"].as_str().unwrap().to_string();
     let uri = format!("/api/games/{id}/move");
     let setup = json!({"line": "south | 10 10 | 0 0 0 0 0 1 0 0 0 0 0 27 | ongoing"});
     ok(&app, "POST", &format!("/api/games/{id}/position"), Some(setup)).await;
@@ -202,10 +216,11 @@ async fn illegal_moves_give_the_rules_reason() {
 #[tokio::test]
 async fn undo_and_settings() {
     let app = server();
-    let id = new_game(&app, json!({"rules": "kalah", "engine_side": "north", "strength": {"simulations": 8}})).await["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id =
+        new_game(&app, json!({"rules": "kalah", "engine_side": "north", "strength": {"simulations": 8}})).await["id"]
+            .as_str()
+            .unwrap()
+            .to_string();
     let refused_undo = refused(&app, "POST", &format!("/api/games/{id}/undo"), None, StatusCode::CONFLICT).await;
     assert!(refused_undo.contains("0 played"), "{refused_undo}");
     // C ends in South's store: South moves again.
@@ -219,9 +234,16 @@ async fn undo_and_settings() {
     assert!(view["moves"].as_array().unwrap().len() < played);
     let view = ok(&app, "POST", &format!("/api/games/{id}/undo"), Some(json!({"plies": 1}))).await;
     assert_matches_rules(&view);
-    let message = refused(&app, "POST", &format!("/api/games/{id}/undo"), Some(r#"{"plies": 9}"#), StatusCode::CONFLICT).await;
+    let message =
+        refused(&app, "POST", &format!("/api/games/{id}/undo"), Some(r#"{"plies": 9}"#), StatusCode::CONFLICT).await;
     assert!(message.contains("cannot take back 9"), "{message}");
-    let view = ok(&app, "POST", &format!("/api/games/{id}/settings"), Some(json!({"engine_side": "none", "strength": {"milliseconds": 50}}))).await;
+    let view = ok(
+        &app,
+        "POST",
+        &format!("/api/games/{id}/settings"),
+        Some(json!({"engine_side": "none", "strength": {"milliseconds": 50}})),
+    )
+    .await;
     assert_eq!(view["engine_side"], Value::Null);
     assert_eq!(view["strength"], json!({"milliseconds": 50}));
     // A time budget still gives a move (the search always completes one simulation).
@@ -236,7 +258,8 @@ async fn undo_and_settings() {
 async fn a_full_engine_queue_answers_503() {
     let app = router(common::app(ServerConfig { engine_queue: 0, ..common::config() }));
     let id = new_game(&app, json!({})).await["id"].as_str().unwrap().to_string();
-    let message = refused(&app, "POST", &format!("/api/games/{id}/engine-move"), None, StatusCode::SERVICE_UNAVAILABLE).await;
+    let message =
+        refused(&app, "POST", &format!("/api/games/{id}/engine-move"), None, StatusCode::SERVICE_UNAVAILABLE).await;
     assert!(message.contains("busy"), "{message}");
     // The game itself is untouched and still plays.
     ok(&app, "POST", &format!("/api/games/{id}/move"), Some(json!({"house": "A"}))).await;
@@ -245,7 +268,8 @@ async fn a_full_engine_queue_answers_503() {
 #[tokio::test]
 async fn pasted_positions() {
     let app = server();
-    let id = new_game(&app, json!({"rules": "ba-awa", "engine_side": "none"})).await["id"].as_str().unwrap().to_string();
+    let id =
+        new_game(&app, json!({"rules": "ba-awa", "engine_side": "none"})).await["id"].as_str().unwrap().to_string();
     let uri = format!("/api/games/{id}/position");
     let line = "north | 20 12 | 0 0 2 3 0 1 0 4 2 0 1 3 | ongoing | s s s s s s n n n n n s";
     let view = ok(&app, "POST", &uri, Some(json!({"line": line}))).await;
@@ -257,7 +281,8 @@ async fn pasted_positions() {
         ("sideways | 0 0 | 4 | ongoing", "side"),
         ("south | 0 0 | 9 9 9 9 9 9 9 9 9 9 9 9 | ongoing", "seeds"),
     ] {
-        let message = refused(&app, "POST", &uri, Some(&json!({"line": bad}).to_string()), StatusCode::BAD_REQUEST).await;
+        let message =
+            refused(&app, "POST", &uri, Some(&json!({"line": bad}).to_string()), StatusCode::BAD_REQUEST).await;
         assert!(message.contains(expected) && message.contains(bad), "{bad}: {message}");
     }
     assert_eq!(ok(&app, "GET", &format!("/api/games/{id}"), None).await["position"], line);
@@ -272,7 +297,10 @@ async fn analysis_with_and_without_a_database() {
     tb.write(&db).unwrap();
     let app = router(common::app(ServerConfig { db: Some(db), ..common::config() }));
     assert_eq!(ok(&app, "GET", "/api/info", None).await["database"], game.rules_string());
-    let id = new_game(&app, json!({"rules": "kalah", "strength": {"simulations": 64}})).await["id"].as_str().unwrap().to_string();
+    let id = new_game(&app, json!({"rules": "kalah", "strength": {"simulations": 64}})).await["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let analysis = ok(&app, "POST", &format!("/api/games/{id}/analysis"), None).await;
     let thought = &analysis["thought"];
     assert_eq!(thought["moves"].as_array().unwrap().len(), 6);
@@ -310,7 +338,11 @@ async fn runs_curves_and_checkpoints() {
         refused(&app, "GET", &format!("/api/runs/{bad}"), None, StatusCode::NOT_FOUND).await;
     }
     // Play the checkpoint: the game comes from the model file.
-    let view = new_game(&app, json!({"run": "kalah-run", "model": "iter-0001.mzm", "engine_side": "south", "strength": {"simulations": 16}})).await;
+    let view = new_game(
+        &app,
+        json!({"run": "kalah-run", "model": "iter-0001.mzm", "engine_side": "south", "strength": {"simulations": 16}}),
+    )
+    .await;
     assert!(view["engine"].as_str().unwrap().contains("kalah-run/iter-0001.mzm"), "{}", view["engine"]);
     let id = view["id"].as_str().unwrap();
     let moved = ok(&app, "POST", &format!("/api/games/{id}/engine-move"), None).await;
@@ -318,7 +350,9 @@ async fn runs_curves_and_checkpoints() {
     let network = &moved["thought"]["network"];
     let wdl = network["win"].as_f64().unwrap() + network["draw"].as_f64().unwrap() + network["loss"].as_f64().unwrap();
     assert!((wdl - 1.0).abs() < 1e-4, "{network}");
-    for (run, model) in [("kalah-run", "../config.toml"), ("kalah-run", "iter-0009.mzm"), ("../kalah-run", "iter-0001.mzm")] {
+    for (run, model) in
+        [("kalah-run", "../config.toml"), ("kalah-run", "iter-0009.mzm"), ("../kalah-run", "iter-0001.mzm")]
+    {
         let body = json!({"run": run, "model": model}).to_string();
         refused(&app, "POST", "/api/games", Some(&body), StatusCode::NOT_FOUND).await;
     }

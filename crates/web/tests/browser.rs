@@ -17,9 +17,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use fantoccini::{Client, ClientBuilder, Locator};
-use mancala_rules::{parse_rules, Game, Line, Setup};
+use mancala_rules::{Game, Line, Setup, parse_rules};
 use mancala_web::ServerConfig;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 /// chromedriver on a free loopback port, killed when dropped.
 struct Driver {
@@ -45,7 +45,11 @@ fn chromedriver() -> Option<PathBuf> {
         return Some(path);
     }
     let required = std::env::var("MZ_REQUIRE_BROWSER").is_ok_and(|v| v == "1");
-    assert!(!required, "MZ_REQUIRE_BROWSER=1 but there is no chromedriver at {} (scripts/ci-browser.sh installs it)", path.display());
+    assert!(
+        !required,
+        "MZ_REQUIRE_BROWSER=1 but there is no chromedriver at {} (scripts/ci-browser.sh installs it)",
+        path.display()
+    );
     println!("skipped: no chromedriver at {} (set CHROMEDRIVER, or run scripts/ci-browser.sh)", path.display());
     None
 }
@@ -133,9 +137,8 @@ async fn drawn(client: &Client) -> Value {
 /// Replays the page's own game record with the rules crate and checks the drawn board.
 fn check_against_rules(page: &Value, human_to_move: bool) -> Line<mancala_rules::AnyGame> {
     let record = page["record"].as_str().unwrap();
-    let field = |name: &str| {
-        record.lines().find_map(|l| l.strip_prefix(&format!("{name} "))).map_or("", str::trim).to_string()
-    };
+    let field =
+        |name: &str| record.lines().find_map(|l| l.strip_prefix(&format!("{name} "))).map_or("", str::trim).to_string();
     let game = parse_rules(&field("rules")).unwrap();
     let start: Setup = field("start").parse().unwrap();
     let mut line = Line::from_position(game.clone(), game.from_setup(&start).unwrap());

@@ -6,10 +6,10 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context};
+use anyhow::{Context, bail};
 use burn::prelude::Device;
-use mancala_nn::{load_model, save_model, ModelMeta, Net};
-use mancala_rules::{parse_rules, AnyGame};
+use mancala_nn::{ModelMeta, Net, load_model, save_model};
+use mancala_rules::{AnyGame, parse_rules};
 use mancala_store::Store;
 use mancala_train::Run;
 
@@ -35,7 +35,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         other => bail!("--format {other}: expected mzm or onnx"),
     };
     if onnx && !cfg!(feature = "onnx") {
-        bail!("--format onnx needs mancala-zero built with the cargo feature 'onnx' (cargo build --release --features onnx)");
+        bail!(
+            "--format onnx needs mancala-zero built with the cargo feature 'onnx' (cargo build --release --features onnx)"
+        );
     }
     let (meta, net, game, default_out) = if args.run.is_file() { from_file(&args.run)? } else { from_run(&args.run)? };
     let out = args.out.unwrap_or_else(|| if onnx { default_out.with_extension("onnx") } else { default_out });
@@ -88,7 +90,9 @@ fn write_onnx(out: &Path, meta: &ModelMeta, net: &Net, game: &AnyGame) -> anyhow
     let layout = mancala_nn::layout(game);
     let (bytes, fixed_batch) = mancala_nn::onnx::onnx_bytes(net, layout.inputs())?;
     if let Some(b) = fixed_batch {
-        println!("note: this network's graph is exported for a fixed batch of {b} (its slices cannot keep a free batch axis)");
+        println!(
+            "note: this network's graph is exported for a fixed batch of {b} (its slices cannot keep a free batch axis)"
+        );
     }
     mancala_nn::fsutil::atomic_write(out, &bytes).with_context(|| format!("writing {}", out.display()))?;
     let check = check_vectors(net, game)?;

@@ -5,9 +5,9 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context};
+use anyhow::{Context, bail};
 use mancala_mcts::{Evaluator, Search, SearchConfig};
-use mancala_rules::{parse_rules, AnyGame, Game, Line, Player};
+use mancala_rules::{AnyGame, Game, Line, Player, parse_rules};
 
 use crate::cmd::engine::evaluator_source;
 
@@ -68,14 +68,19 @@ const HELP: &str = "Type a pit label to sow it (e.g. D), or: undo, hint, board, 
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let game = parse_rules(&args.game).with_context(|| format!("bad --game '{}'", args.game))?;
-    let human = Player::parse(&args.side).with_context(|| format!("--side '{}': expected south or north", args.side))?;
+    let human =
+        Player::parse(&args.side).with_context(|| format!("--side '{}': expected south or north", args.side))?;
     if args.simulations == 0 {
         bail!("--simulations must be at least 1");
     }
     let mut source = evaluator_source(args.model.as_deref(), args.no_model)?;
     let evaluator = source.for_game(&game, args.seed)?;
     let config = SearchConfig { simulations: args.simulations, leaves_per_gather: 8, ..SearchConfig::default() };
-    let mut engine = Opponent { search: Search::new(game.clone(), config, args.seed), evaluator, time: args.ms.map(Duration::from_millis) };
+    let mut engine = Opponent {
+        search: Search::new(game.clone(), config, args.seed),
+        evaluator,
+        time: args.ms.map(Duration::from_millis),
+    };
     let interactive = std::io::stdin().is_terminal();
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
@@ -141,7 +146,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 let search = engine.think(&line);
                 let value = search.root_value();
                 match search.root_children().iter().max_by_key(|c| c.visits) {
-                    Some(best) => writeln!(out, "hint: {} (value {value:+.2} for you)", game.move_label(human, best.action))?,
+                    Some(best) => {
+                        writeln!(out, "hint: {} (value {value:+.2} for you)", game.move_label(human, best.action))?
+                    }
                     None => writeln!(out, "hint: no move")?,
                 }
             }

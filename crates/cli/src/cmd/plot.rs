@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use anyhow::{bail, Context};
+use anyhow::{Context, bail};
 use plotters::prelude::*;
 
 /// Arguments of `mancala-zero plot`.
@@ -81,10 +81,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         bail!("{} has no metrics yet", args.run.join("metrics.jsonl").display());
     }
     let pick = |prefix: &str| -> Vec<(String, Vec<(f64, f64)>)> {
-        series
-            .iter()
-            .filter_map(|(k, v)| Some((k.strip_prefix(prefix)?.to_string(), v.clone())))
-            .collect()
+        series.iter().filter_map(|(k, v)| Some((k.strip_prefix(prefix)?.to_string(), v.clone()))).collect()
     };
     let out = args.out.unwrap_or_else(|| args.run.join("curves.png"));
     {

@@ -53,10 +53,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         shipped: if args.no_model { None } else { Some(crate::shipped::shipped_model) },
         max_games: args.max_games,
         idle: Duration::from_secs(args.idle_minutes * 60),
-        limits: SearchLimits { max_simulations: args.max_simulations.max(1), max_think: Duration::from_millis(args.max_think_ms.max(1)) },
+        limits: SearchLimits {
+            max_simulations: args.max_simulations.max(1),
+            max_think: Duration::from_millis(args.max_think_ms.max(1)),
+        },
         ..defaults
     };
     let addr = format!("{}:{}", args.host, args.port);
-    mancala_web::run(config, &addr, |bound| eprintln!("mancala-zero {}: open http://{bound}/ (Ctrl-C stops)", env!("CARGO_PKG_VERSION")))
-        .with_context(|| format!("serve on {addr}"))
+    mancala_web::run(config, &addr, |bound| {
+        eprintln!("mancala-zero {}: open http://{bound}/ (Ctrl-C stops)", env!("CARGO_PKG_VERSION"))
+    })
+    .with_context(|| format!("serve on {addr}"))
 }

@@ -3,10 +3,10 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{bail, Context};
+use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
-use mancala_rules::{parse_rules, Game, Setup};
-use mancala_tablebase::{sample_positions, Tablebase};
+use mancala_rules::{Game, Setup, parse_rules};
+use mancala_tablebase::{Tablebase, sample_positions};
 
 /// Arguments of `mancala-zero tablebase`.
 #[derive(clap::Args, Debug)]
@@ -101,7 +101,8 @@ fn accuracy(args: AccuracyArgs) -> anyhow::Result<()> {
     };
     let device = burn::prelude::Device::flex();
     let mut evaluator = mancala_nn::NeuralEvaluator::new(&game, net.clone(), device.clone());
-    let config = mancala_mcts::SearchConfig { simulations: args.simulations.max(1), leaves_per_gather: 8, ..Default::default() };
+    let config =
+        mancala_mcts::SearchConfig { simulations: args.simulations.max(1), leaves_per_gather: 8, ..Default::default() };
     let mut agent = mancala_nn::neural_agent(&game, net, device, config, 1, "net".into());
     let sample = sample_positions(&game, &tb, args.positions, 0xe4d9);
     let a = game.action_space();
@@ -122,7 +123,10 @@ fn build(args: BuildArgs) -> anyhow::Result<()> {
         if threads == 0 {
             bail!("--threads must be at least 1");
         }
-        rayon::ThreadPoolBuilder::new().num_threads(threads).build_global().context("cannot start the worker threads")?;
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build_global()
+            .context("cannot start the worker threads")?;
     }
     let bar = ProgressBar::new(0);
     bar.set_style(
@@ -172,10 +176,14 @@ fn probe(args: ProbeArgs) -> anyhow::Result<()> {
         m => format!("{} wins by {}", !me, -m),
     };
     println!("result    {result} with perfect play");
-    let labels = |mask: mancala_rules::MoveMask| mask.iter().map(|a| game.move_label(me, a)).collect::<Vec<_>>().join(" ");
+    let labels =
+        |mask: mancala_rules::MoveMask| mask.iter().map(|a| game.move_label(me, a)).collect::<Vec<_>>().join(" ");
     println!("best      {}", labels(probe.best));
-    let moves: Vec<String> =
-        probe.legal.iter().map(|a| format!("{}={:+}", game.move_label(me, a), probe.move_values[usize::from(a)])).collect();
+    let moves: Vec<String> = probe
+        .legal
+        .iter()
+        .map(|a| format!("{}={:+}", game.move_label(me, a), probe.move_values[usize::from(a)]))
+        .collect();
     println!("moves     {}", moves.join(" "));
     Ok(())
 }

@@ -5,9 +5,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use mancala_store::Store;
-use mancala_train::{
-    DEFAULT_SHIPPED, Extend, Reporter, RunConfig, TrainOptions, default_run_name, resume, start,
-};
+use mancala_train::{DEFAULT_SHIPPED, Extend, Reporter, RunConfig, TrainOptions, default_run_name, resume, start};
 
 /// Arguments of `mancala-zero train`.
 #[derive(clap::Args, Debug)]
@@ -71,33 +69,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     if let Some(url) = &args.resume {
         let store = Store::open(url)?;
-        let config = mancala_train::Run::open(store.clone())
-            .with_context(|| format!("resuming {url}"))?
-            .config;
+        let config = mancala_train::Run::open(store.clone()).with_context(|| format!("resuming {url}"))?.config;
         let options = options(&args, &store, &config);
-        let extend = Extend {
-            iterations: args.iterations,
-            minutes: args.minutes,
-        };
-        let summary =
-            resume(store, extend, &options, &lines).with_context(|| format!("resuming {url}"))?;
+        let extend = Extend { iterations: args.iterations, minutes: args.minutes };
+        let summary = resume(store, extend, &options, &lines).with_context(|| format!("resuming {url}"))?;
         report(&summary, url);
         return Ok(());
     }
     let (text, source) = match (&args.config, &args.game) {
         (Some(path), _) => (
-            std::fs::read_to_string(path)
-                .with_context(|| format!("reading config {}", path.display()))?,
+            std::fs::read_to_string(path).with_context(|| format!("reading config {}", path.display()))?,
             path.display().to_string(),
         ),
-        (None, Some(name)) => (
-            RunConfig::shipped(name)?.to_string(),
-            format!("shipped config '{name}'"),
-        ),
-        (None, None) => (
-            RunConfig::shipped(DEFAULT_SHIPPED)?.to_string(),
-            format!("embedded defaults ({DEFAULT_SHIPPED})"),
-        ),
+        (None, Some(name)) => (RunConfig::shipped(name)?.to_string(), format!("shipped config '{name}'")),
+        (None, None) => {
+            (RunConfig::shipped(DEFAULT_SHIPPED)?.to_string(), format!("embedded defaults ({DEFAULT_SHIPPED})"))
+        }
     };
     let mut config = RunConfig::parse(&text).with_context(|| format!("in {source}"))?;
     let text = if args.iterations.is_some() || args.minutes.is_some() {
@@ -107,10 +94,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         if let Some(m) = args.minutes {
             config.run.max_minutes = m;
         }
-        format!(
-            "# {source}, with command-line overrides\n{}",
-            toml::to_string(&config).context("writing the config")?
-        )
+        format!("# {source}, with command-line overrides\n{}", toml::to_string(&config).context("writing the config")?)
     } else {
         text
     };
@@ -118,18 +102,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let url = match &args.store {
         Some(url) => url.clone(),
         None => {
-            let name = args
-                .run
-                .clone()
-                .unwrap_or_else(|| default_run_name(game.family()));
+            let name = args.run.clone().unwrap_or_else(|| default_run_name(game.family()));
             args.checkpoints.join(name).display().to_string()
         }
     };
     let store = Store::open(&url)?;
     println!("run {url} ({source}): {}", config.game.rules);
     let options = options(&args, &store, &config);
-    let summary =
-        start(store, &text, &options, &lines).with_context(|| format!("training run {url}"))?;
+    let summary = start(store, &text, &options, &lines).with_context(|| format!("training run {url}"))?;
     report(&summary, &url);
     Ok(())
 }
@@ -153,11 +133,7 @@ fn report(summary: &mancala_train::Summary, url: &str) {
         summary.iterations,
         summary.best_iteration,
         summary.promotions,
-        if summary.finished {
-            ""
-        } else {
-            ", stopped before its limits"
-        },
+        if summary.finished { "" } else { ", stopped before its limits" },
     );
     for (r, e) in &summary.elo {
         println!("elo vs {r}: {e:+.0}");

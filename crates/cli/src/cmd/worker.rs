@@ -52,8 +52,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let lines = Lines { quiet: args.quiet };
     let ctl = Ctl::new(&lines);
-    let report =
-        run_worker(&run, &opts, &ctl).with_context(|| format!("worker {id} on {}", args.store))?;
+    let report = run_worker(&run, &opts, &ctl).with_context(|| format!("worker {id} on {}", args.store))?;
     println!(
         "worker {id}: stored {} shards ({} games, {} positions); last model generation {}",
         report.stored.len(),
@@ -65,16 +64,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 fn default_id() -> String {
-    let host = std::fs::read_to_string("/etc/hostname")
-        .map(|h| h.trim().to_string())
-        .unwrap_or_default();
-    let host: String = host
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
-        .collect();
-    format!(
-        "{}-{}",
-        if host.is_empty() { "worker" } else { &host },
-        std::process::id()
-    )
+    let host = std::fs::read_to_string("/etc/hostname").map(|h| h.trim().to_string()).unwrap_or_default();
+    let host: String = host.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
+    format!("{}-{}", if host.is_empty() { "worker" } else { &host }, std::process::id())
 }

@@ -92,7 +92,8 @@ impl GumbelRoot {
             }
             // Phase over: keep the better half, or keep visiting the last one.
             if self.considered.len() > 1 {
-                let mut scored: Vec<(u8, f32)> = self.considered.iter().map(|&k| (k, self.score(tree, config, k))).collect();
+                let mut scored: Vec<(u8, f32)> =
+                    self.considered.iter().map(|&k| (k, self.score(tree, config, k))).collect();
                 scored.sort_by(|a, b| b.1.total_cmp(&a.1));
                 let keep = scored.len().div_ceil(2);
                 self.considered = scored[..keep].iter().map(|&(k, _)| k).collect();
@@ -115,7 +116,10 @@ impl GumbelRoot {
     /// The move: the considered action with the best g + logit + sigma(q) (Danihelka et al.
     /// 2022). None when the root has no children.
     pub(crate) fn best<G: Game>(&self, tree: &Tree<G>, config: &SearchConfig) -> Option<NodeId> {
-        let best = self.considered.iter().max_by(|&&a, &&b| self.score(tree, config, a).total_cmp(&self.score(tree, config, b)))?;
+        let best = self
+            .considered
+            .iter()
+            .max_by(|&&a, &&b| self.score(tree, config, a).total_cmp(&self.score(tree, config, b)))?;
         Some(root_child(tree, *best))
     }
 

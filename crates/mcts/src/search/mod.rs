@@ -18,8 +18,8 @@ mod reuse;
 mod select;
 
 use mancala_rules::{Action, Game, Line, Player};
-use rand::rngs::SmallRng;
 use rand::SeedableRng;
+use rand::rngs::SmallRng;
 
 use crate::config::{RootKind, SearchConfig};
 use crate::evaluator::Evaluator;
@@ -285,7 +285,11 @@ impl<G: Game> Search<G> {
         let mut pos = *self.tree.position(parent);
         let sowing = self.game.play_unchecked(&mut pos, self.tree.action(node));
         let mut hash = self.game.hash(&pos);
-        if !self.game.status(&pos).is_over() && !sowing.irreversible && self.game.repetition_ends_game() && self.repeats(hash, &pos) {
+        if !self.game.status(&pos).is_over()
+            && !sowing.irreversible
+            && self.game.repetition_ends_game()
+            && self.repeats(hash, &pos)
+        {
             self.game.settle_cycle(&mut pos);
             hash = self.game.hash(&pos);
         }
@@ -315,7 +319,8 @@ impl<G: Game> Search<G> {
         let legal = self.game.legal_moves(self.tree.position(leaf));
         let sum: f32 = legal.iter().map(|a| policy[usize::from(a)].max(0.0)).sum();
         let uniform = 1.0 / legal.len().max(1) as f32;
-        let prior = |a: Action| if sum > 0.0 && sum.is_finite() { policy[usize::from(a)].max(0.0) / sum } else { uniform };
+        let prior =
+            |a: Action| if sum > 0.0 && sum.is_finite() { policy[usize::from(a)].max(0.0) / sum } else { uniform };
         self.tree.expand(leaf, value, legal.iter().map(|a| (a, prior(a))));
     }
 

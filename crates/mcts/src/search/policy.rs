@@ -2,8 +2,8 @@
 //! target (Silver et al. 2018, AlphaZero: pi proportional to N^(1/t)).
 
 use mancala_rules::Game;
-use rand::rngs::SmallRng;
 use rand::RngExt;
+use rand::rngs::SmallRng;
 
 use crate::tree::{NodeId, Tree};
 

@@ -6,8 +6,7 @@ use std::sync::Arc;
 
 use mancala_mcts::{Evaluator, NodeState, Search};
 use mancala_rules::{
-    Action, ByPlayer, Game, MoveMask, MoveParseError, Outcome, Player, Setup, SetupError, Sowing,
-    Status,
+    Action, ByPlayer, Game, MoveMask, MoveParseError, Outcome, Player, Setup, SetupError, Sowing, Status,
 };
 
 /// One position of a [`ToyGame`]: who moves, the positions each action leads to, and what a
@@ -24,13 +23,7 @@ pub struct ToyNode {
 impl ToyNode {
     pub fn inner(side: Player, kids: &[u16], prior: &[f32], value: f32) -> ToyNode {
         assert_eq!(kids.len(), prior.len());
-        ToyNode {
-            side,
-            kids: kids.to_vec(),
-            prior: prior.to_vec(),
-            value,
-            outcome: None,
-        }
+        ToyNode { side, kids: kids.to_vec(), prior: prior.to_vec(), value, outcome: None }
     }
 
     /// A finished game; `side` is who would move.
@@ -40,10 +33,7 @@ impl ToyNode {
             kids: Vec::new(),
             prior: Vec::new(),
             value: 0.0,
-            outcome: Some(Outcome {
-                winner,
-                margin: u16::from(winner.is_some()),
-            }),
+            outcome: Some(Outcome { winner, margin: u16::from(winner.is_some()) }),
         }
     }
 }
@@ -73,20 +63,11 @@ impl ToyGame {
         let actions = nodes.iter().map(|n| n.kids.len()).max().unwrap_or(1).max(1);
         for (i, n) in nodes.iter().enumerate() {
             for &k in &n.kids {
-                assert!(
-                    (k as usize) < nodes.len(),
-                    "node {i} points at missing node {k}"
-                );
+                assert!((k as usize) < nodes.len(), "node {i} points at missing node {k}");
             }
-            assert!(
-                n.outcome.is_some() || !n.kids.is_empty(),
-                "node {i} is neither finished nor has moves"
-            );
+            assert!(n.outcome.is_some() || !n.kids.is_empty(), "node {i} is neither finished nor has moves");
         }
-        ToyGame {
-            nodes: Arc::new(nodes),
-            actions,
-        }
+        ToyGame { nodes: Arc::new(nodes), actions }
     }
 
     pub fn node(&self, pos: &ToyPos) -> &ToyNode {
@@ -114,11 +95,7 @@ impl Game for ToyGame {
     }
     fn legal_moves(&self, pos: &ToyPos) -> MoveMask {
         let n = self.node(pos);
-        if n.outcome.is_some() {
-            MoveMask::EMPTY
-        } else {
-            MoveMask::first(n.kids.len())
-        }
+        if n.outcome.is_some() { MoveMask::EMPTY } else { MoveMask::first(n.kids.len()) }
     }
     fn play_unchecked(&self, pos: &mut ToyPos, action: Action) -> Sowing {
         pos.node = self.node(pos).kids[usize::from(action)];
@@ -152,10 +129,7 @@ impl Game for ToyGame {
         action.to_string()
     }
     fn parse_move(&self, _pos: &ToyPos, text: &str) -> Result<Action, MoveParseError> {
-        text.parse().map_err(|_| MoveParseError::Unknown {
-            text: text.into(),
-            allowed: "a number".into(),
-        })
+        text.parse().map_err(|_| MoveParseError::Unknown { text: text.into(), allowed: "a number".into() })
     }
     fn to_setup(&self, pos: &ToyPos) -> Setup {
         Setup {
@@ -181,30 +155,19 @@ pub struct ToyEvaluator {
 }
 
 impl Evaluator<ToyGame> for ToyEvaluator {
-    fn evaluate(
-        &mut self,
-        game: &ToyGame,
-        positions: &[ToyPos],
-        policies: &mut [f32],
-        values: &mut [f32],
-    ) {
+    fn evaluate(&mut self, game: &ToyGame, positions: &[ToyPos], policies: &mut [f32], values: &mut [f32]) {
         let a = game.action_space();
         assert_eq!(policies.len(), positions.len() * a);
         assert_eq!(values.len(), positions.len());
         for (i, pos) in positions.iter().enumerate() {
             let n = game.node(pos);
-            assert!(
-                n.outcome.is_none(),
-                "a finished position (toy node {}) was sent to the evaluator",
-                pos.node
-            );
+            assert!(n.outcome.is_none(), "a finished position (toy node {}) was sent to the evaluator", pos.node);
             let out = &mut policies[i * a..(i + 1) * a];
             out.fill(0.0);
             out[..n.prior.len()].copy_from_slice(&n.prior);
             values[i] = n.value;
         }
-        self.batches
-            .push(positions.iter().map(|p| p.node).collect());
+        self.batches.push(positions.iter().map(|p| p.node).collect());
     }
 }
 
@@ -225,13 +188,7 @@ pub fn mix(mut x: u64) -> u64 {
 }
 
 impl<G: Game> Evaluator<G> for HashEvaluator {
-    fn evaluate(
-        &mut self,
-        game: &G,
-        positions: &[G::Position],
-        policies: &mut [f32],
-        values: &mut [f32],
-    ) {
+    fn evaluate(&mut self, game: &G, positions: &[G::Position], policies: &mut [f32], values: &mut [f32]) {
         self.calls += 1;
         let a = game.action_space();
         for (i, pos) in positions.iter().enumerate() {
@@ -255,12 +212,7 @@ impl<G: Game> Evaluator<G> for HashEvaluator {
 
 /// Plain negamax to `depth` plies (every move is a ply, extra turns included) with the same
 /// static score as the alpha-beta searcher; the sign flips only when the player changes.
-pub fn negamax<G: Game>(
-    game: &G,
-    pos: &G::Position,
-    depth: u32,
-    score: &impl Fn(&G::Position) -> i32,
-) -> i32 {
+pub fn negamax<G: Game>(game: &G, pos: &G::Position, depth: u32, score: &impl Fn(&G::Position) -> i32) -> i32 {
     if depth == 0 || game.status(pos).is_over() {
         return score(pos);
     }
@@ -270,11 +222,7 @@ pub fn negamax<G: Game>(
         let mut next = *pos;
         game.play_unchecked(&mut next, a);
         let v = negamax(game, &next, depth - 1, score);
-        let v = if game.side_to_move(&next) == side {
-            v
-        } else {
-            -v
-        };
+        let v = if game.side_to_move(&next) == side { v } else { -v };
         best = best.max(v);
     }
     best
@@ -284,9 +232,7 @@ pub fn negamax<G: Game>(
 pub fn position(rules: &str, line: &str) -> (mancala_rules::AnyGame, mancala_rules::AnyPosition) {
     let game = mancala_rules::parse_rules(rules).unwrap_or_else(|e| panic!("{rules}: {e}"));
     let setup: Setup = line.parse().unwrap_or_else(|e| panic!("{line}: {e}"));
-    let pos = game
-        .from_setup(&setup)
-        .unwrap_or_else(|e| panic!("{line}: {e}"));
+    let pos = game.from_setup(&setup).unwrap_or_else(|e| panic!("{line}: {e}"));
     (game, pos)
 }
 
@@ -303,11 +249,7 @@ pub fn check_sums<G: Game>(search: &Search<G>, rules: &str) {
                 let mut n = 1;
                 let mut w = sign(t.side(i)) * t.raw_value(i);
                 for c in t.children(i) {
-                    assert_eq!(
-                        t.mover(c),
-                        t.side(i),
-                        "{rules}: a child's mover is its parent's player to move"
-                    );
+                    assert_eq!(t.mover(c), t.side(i), "{rules}: a child's mover is its parent's player to move");
                     n += t.visits(c);
                     w += sign(t.mover(c)) * t.value_sum(c);
                     if t.state(c) != NodeState::Fresh && t.side(c) == t.mover(c) {
@@ -315,34 +257,20 @@ pub fn check_sums<G: Game>(search: &Search<G>, rules: &str) {
                     }
                 }
                 assert_eq!(t.visits(i), n, "{rules}: visits of node {i}");
-                assert!(
-                    (t.value_sum(i) - w).abs() < 1e-3,
-                    "{rules}: node {i}: value sum {} != {w}",
-                    t.value_sum(i)
-                );
+                assert!((t.value_sum(i) - w).abs() < 1e-3, "{rules}: node {i}: value sum {} != {w}", t.value_sum(i));
             }
             NodeState::Terminal => {
                 let w = sign(t.side(i)) * t.terminal_value(i) * t.visits(i) as f32;
-                assert!(
-                    (t.value_sum(i) - w).abs() < 1e-3,
-                    "{rules}: terminal node {i}"
-                );
+                assert!((t.value_sum(i) - w).abs() < 1e-3, "{rules}: terminal node {i}");
             }
             NodeState::Fresh | NodeState::Unevaluated => {
                 assert_eq!(t.visits(i), 0, "{rules}: node {i}")
             }
             NodeState::Pending => panic!("{rules}: node {i} still pending after the search"),
         }
-        assert_eq!(
-            t.in_flight(i),
-            0,
-            "{rules}: node {i} still has a pending leaf below it"
-        );
+        assert_eq!(t.in_flight(i), 0, "{rules}: node {i} still has a pending leaf below it");
     }
     if rules.starts_with("kalah") {
-        assert!(
-            extra_turns > 0,
-            "{rules}: the tree should contain extra turns"
-        );
+        assert!(extra_turns > 0, "{rules}: the tree should contain extra turns");
     }
 }

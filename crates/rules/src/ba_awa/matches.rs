@@ -11,8 +11,8 @@
 //! both remainders are 2, it goes to the player who captured more seeds (the totals cannot
 //! be equal then: 24 and 24 leave no remainder).
 
-use super::position::{north_mask, BaAwaPosition, PITS, ROW, SEEDS_PER_PIT};
 use super::BaAwa;
+use super::position::{BaAwaPosition, PITS, ROW, SEEDS_PER_PIT, north_mask};
 use crate::game::Game;
 use crate::player::{ByPlayer, Player};
 

@@ -38,11 +38,11 @@ use crate::error::{MoveParseError, RulesError, SetupError};
 use crate::game::{Game, Sowing};
 use crate::hash::{hash_pits, mix64};
 use crate::moves::{Action, MoveMask};
-use crate::options::{parse_bool, parse_choice, parse_number, same_key, unknown_key, RulesSpec};
+use crate::options::{RulesSpec, parse_bool, parse_choice, parse_number, same_key, unknown_key};
 use crate::outcome::{Outcome, Status};
 use crate::player::{ByPlayer, Player};
 use crate::setup::Setup;
-use position::{north_mask, ALL_PITS};
+use position::{ALL_PITS, north_mask};
 
 /// Who takes a four made while sowing (rule 2, option `fours_to`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -342,7 +342,9 @@ impl Game for BaAwa {
     }
 
     fn display(&self, pos: &BaAwaPosition) -> String {
-        let cell = |pit: usize| format!("{:>3}{}", pos.pits[pit], if pos.controller(pit) == Player::North { 'n' } else { 's' });
+        let cell = |pit: usize| {
+            format!("{:>3}{}", pos.pits[pit], if pos.controller(pit) == Player::North { 'n' } else { 's' })
+        };
         let label = |pit: usize| format!("{:>3} ", LABELS[pit]);
         let north: Vec<usize> = (ROW..PITS).rev().collect();
         let south: Vec<usize> = (0..ROW).collect();

@@ -13,7 +13,13 @@ use super::position::PITS;
 /// one landing in an occupied pit relays (at most `max_relay` times), one in an empty pit
 /// ends the move. Returns the seeds captured by (South, North).
 #[inline]
-pub(crate) fn sow(pits: &mut [u8; PITS], mut pit: usize, fours_north: u16, mover_north: bool, max_relay: u32) -> (u16, u16) {
+pub(crate) fn sow(
+    pits: &mut [u8; PITS],
+    mut pit: usize,
+    fours_north: u16,
+    mover_north: bool,
+    max_relay: u32,
+) -> (u16, u16) {
     let (mut fours, mut north_fours) = (0u16, 0u16);
     let mut last_four = 0u16;
     let mut relays = 0u32;
@@ -60,7 +66,13 @@ mod tests {
     use super::*;
 
     /// The same rules seed by seed.
-    fn sow_plain(pits: &mut [u8; PITS], mut pit: usize, fours_north: u16, mover_north: bool, max_relay: u32) -> (u16, u16) {
+    fn sow_plain(
+        pits: &mut [u8; PITS],
+        mut pit: usize,
+        fours_north: u16,
+        mover_north: bool,
+        max_relay: u32,
+    ) -> (u16, u16) {
         let mut caught = [0u16; 2];
         let mut hand = std::mem::take(&mut pits[pit]);
         let mut relays = 0;

@@ -231,7 +231,8 @@ mod tests {
                     }
                     a[house] = seeds as u8;
                     let mut own = u64::from_le_bytes(a[..8].try_into().unwrap()) & (row_mask(houses) as u64);
-                    let mut opp = u64::from_le_bytes(a[houses..houses + 8].try_into().unwrap()) & (row_mask(houses) as u64);
+                    let mut opp =
+                        u64::from_le_bytes(a[houses..houses + 8].try_into().unwrap()) & (row_mask(houses) as u64);
                     let last = sow(&mut a, house, n);
                     let got = sow_rows(&mut own, &mut opp, house, houses);
                     let want = if last >= houses { last - houses } else { OWN_ROW };
@@ -254,7 +255,10 @@ mod tests {
             }
             let (south, north) = load_rows(&pits, houses, row_mask(houses) as u64);
             assert_eq!(south, u64::from_le_bytes(pits[..8].try_into().unwrap()) & row_mask(houses) as u64);
-            assert_eq!(north, u64::from_le_bytes(pits[houses..houses + 8].try_into().unwrap()) & row_mask(houses) as u64);
+            assert_eq!(
+                north,
+                u64::from_le_bytes(pits[houses..houses + 8].try_into().unwrap()) & row_mask(houses) as u64
+            );
             let mut back = [0u8; PITS];
             store_rows(&mut back, houses, south, north);
             assert_eq!(back, pits, "houses {houses}");

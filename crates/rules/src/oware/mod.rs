@@ -56,8 +56,8 @@ use crate::player::{ByPlayer, Player};
 use crate::setup::Setup;
 
 use board::{
-    capture_row, load_rows, nonzero_mask, nonzero_mask64, row_mask, row_sum, row_sum64, row_word, sow, sow_rows,
-    store_rows, FOUR_OR_MORE, NOT_ONE, OWN_ROW, PITS,
+    FOUR_OR_MORE, NOT_ONE, OWN_ROW, PITS, capture_row, load_rows, nonzero_mask, nonzero_mask64, row_mask, row_sum,
+    row_sum64, row_word, sow, sow_rows, store_rows,
 };
 pub use options::{Cycle, GrandSlam, OwareOptions, Singletons, UnfedEnd};
 
@@ -467,7 +467,14 @@ impl Oware {
 
     /// The bookkeeping after the board is sown and captured: scores, counters, side, end.
     #[inline(always)]
-    fn after_move(&self, pos: &mut OwarePosition, mover: Player, captured: u16, extra_turn: bool, legal: u32) -> Sowing {
+    fn after_move(
+        &self,
+        pos: &mut OwarePosition,
+        mover: Player,
+        captured: u16,
+        extra_turn: bool,
+        legal: u32,
+    ) -> Sowing {
         pos.scores[mover] += captured;
         if let Cycle::Plies(_) = self.options.cycle {
             pos.since_capture = if captured > 0 { 0 } else { pos.since_capture.saturating_add(1) };

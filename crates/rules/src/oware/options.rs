@@ -3,7 +3,7 @@
 use std::fmt;
 
 use crate::error::RulesError;
-use crate::options::{parse_choice, parse_number, same_key, unknown_key, RulesSpec};
+use crate::options::{RulesSpec, parse_choice, parse_number, same_key, unknown_key};
 
 /// The most houses a row may have (the pit array holds 32 pits).
 pub const MAX_HOUSES: u32 = 16;
@@ -137,11 +137,7 @@ impl OwareOptions {
 
     /// The preset these options are exactly (default size), if any; `oware` for the defaults.
     pub fn preset_name(&self) -> Option<&'static str> {
-        PRESETS
-            .iter()
-            .filter(|p| **p != "abapa")
-            .find(|p| OwareOptions::preset(p) == Some(*self))
-            .copied()
+        PRESETS.iter().filter(|p| **p != "abapa").find(|p| OwareOptions::preset(p) == Some(*self)).copied()
     }
 
     /// Reads a preset (`oware`, `abapa`, `ouril`, `awale`, `oware-capture-all`), an optional
@@ -150,10 +146,8 @@ impl OwareOptions {
     /// # Errors
     /// [`RulesError`] naming the unknown preset, key or bad value.
     pub fn from_spec(spec: &RulesSpec<'_>) -> Result<OwareOptions, RulesError> {
-        let mut o = OwareOptions::preset(&spec.preset).ok_or_else(|| RulesError::UnknownPreset {
-            name: spec.preset.clone(),
-            allowed: PRESETS.join(", "),
-        })?;
+        let mut o = OwareOptions::preset(&spec.preset)
+            .ok_or_else(|| RulesError::UnknownPreset { name: spec.preset.clone(), allowed: PRESETS.join(", ") })?;
         let size_error = |reason: String| RulesError::BadSize {
             text: format!("{}:{}", spec.preset, spec.sizes.iter().map(u32::to_string).collect::<Vec<_>>().join(",")),
             reason,

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use burn::prelude::Device;
-use mancala_arena::{MatchConfig, play_match, write_record};
 use mancala_agents::{AgentSpec, SpecError};
+use mancala_arena::{MatchConfig, play_match, write_record};
 use mancala_mcts::{Agent, Evaluator};
 use mancala_nn::{NeuralEvaluator, neural_agent};
 use mancala_rules::{AnyGame, Game, Line};
@@ -35,18 +35,10 @@ pub fn endgames(run: &Run) -> Result<Option<Endgames>, TrainError> {
         return Ok(None);
     }
     let path = Path::new(&e.tablebase);
-    let tablebase = Tablebase::read(path).map_err(|err| {
-        TrainError::Config(format!("evaluation.tablebase = {}: {err}", path.display()))
-    })?;
-    tablebase
-        .check_game(&run.game)
-        .map_err(|err| TrainError::Config(format!("evaluation.tablebase: {err}")))?;
-    let sample = mancala_tablebase::metric::sample_positions(
-        &run.game,
-        &tablebase,
-        e.tablebase_positions,
-        0xe4d9,
-    );
+    let tablebase = Tablebase::read(path)
+        .map_err(|err| TrainError::Config(format!("evaluation.tablebase = {}: {err}", path.display())))?;
+    tablebase.check_game(&run.game).map_err(|err| TrainError::Config(format!("evaluation.tablebase: {err}")))?;
+    let sample = mancala_tablebase::metric::sample_positions(&run.game, &tablebase, e.tablebase_positions, 0xe4d9);
     Ok(Some(Endgames { tablebase, sample }))
 }
 
@@ -107,14 +99,7 @@ pub fn evaluate(
     // database player `perfect:db=FILE`, ...), built by the same registry as the CLI's.
     let factory = move |spec: &str, seed: u64| -> Result<Box<dyn Agent<AnyGame>>, SpecError> {
         if spec == "net" {
-            Ok(Box::new(neural_agent(
-                &game,
-                net.clone(),
-                dev.clone(),
-                search.clone(),
-                seed,
-                "net".into(),
-            )))
+            Ok(Box::new(neural_agent(&game, net.clone(), dev.clone(), search.clone(), seed, "net".into())))
         } else {
             match references.iter().find(|r| r.text == spec) {
                 Some(reference) => reference.build(&game, seed),
@@ -133,14 +118,9 @@ pub fn evaluate(
             threads: Some(e.threads),
             ..MatchConfig::default()
         };
-        let result = play_match(
-            &run.game,
-            "net",
-            reference,
-            &factory,
-            &config,
-            &mut |record| write_record(&mut games, record).map_err(std::io::Error::other),
-        )?;
+        let result = play_match(&run.game, "net", reference, &factory, &config, &mut |record| {
+            write_record(&mut games, record).map_err(std::io::Error::other)
+        })?;
         let (d, lo, hi) = result.elo();
         scalars.insert(format!("elo/{reference}"), d);
         scalars.insert(format!("elo_low/{reference}"), lo);
@@ -160,31 +140,16 @@ pub fn evaluate(
         );
         let a = run.game.action_space();
         let (mut policy, mut value) = (vec![0.0; a], [0.0f32]);
-        let acc = mancala_tablebase::metric::endgame_accuracy(
-            &run.game,
-            &eg.tablebase,
-            &eg.sample,
-            |pos| {
-                value_net.evaluate(
-                    &run.game,
-                    std::slice::from_ref(pos),
-                    &mut policy,
-                    &mut value,
-                );
-                let line = Line::from_position(run.game.clone(), *pos);
-                (value[0], agent.choose(&line))
-            },
-        );
+        let acc = mancala_tablebase::metric::endgame_accuracy(&run.game, &eg.tablebase, &eg.sample, |pos| {
+            value_net.evaluate(&run.game, std::slice::from_ref(pos), &mut policy, &mut value);
+            let line = Line::from_position(run.game.clone(), *pos);
+            (value[0], agent.choose(&line))
+        });
         scalars.insert("endgame/value_sign".into(), acc.value_sign);
         scalars.insert("endgame/best_move".into(), acc.best_move);
         scalars.insert("endgame/positions".into(), acc.positions as f64);
     }
-    let record = EvalRecord {
-        generation: best.generation,
-        elo,
-        scalars,
-        published: layout::now(),
-    };
+    let record = EvalRecord { generation: best.generation, elo, scalars, published: layout::now() };
     Ok((record, games))
 }
 
@@ -213,27 +178,16 @@ pub fn run_evaluator(run: &Run, ctl: &Ctl) -> Result<(), TrainError> {
             ctl.idle();
             continue;
         };
-        let model = ctl.retry("evaluator", || {
-            run.load_model(best.generation, &best.model, &best.checksum, &device)
-        })?;
+        let model = ctl.retry("evaluator", || run.load_model(best.generation, &best.model, &best.checksum, &device))?;
         let (record, games) = evaluate(run, &model, endgames.as_ref(), &device)?;
         if ctl.stopped() {
             return Ok(());
         }
         ctl.retry("evaluator", || {
-            run.store
-                .create(&layout::eval_games_key(record.generation), &games)?;
+            run.store.create(&layout::eval_games_key(record.generation), &games)?;
             run.create_json(&layout::eval_key(record.generation), &record)
         })?;
-        let elo: Vec<String> = record
-            .elo
-            .iter()
-            .map(|(r, e)| format!("{r} {e:+.0}"))
-            .collect();
-        ctl.reporter.line(&format!(
-            "elo     {:>4} | {}",
-            record.generation,
-            elo.join(" | ")
-        ));
+        let elo: Vec<String> = record.elo.iter().map(|(r, e)| format!("{r} {e:+.0}")).collect();
+        ctl.reporter.line(&format!("elo     {:>4} | {}", record.generation, elo.join(" | ")));
     }
 }

@@ -29,16 +29,8 @@ pub fn reconcile(run: &Run) -> Result<BestPointer, TrainError> {
         }
     }
     let candidate: Candidate = run.read(&layout::candidate_key(promoted))?;
-    let want = BestPointer {
-        generation: promoted,
-        model: candidate.model,
-        checksum: candidate.checksum,
-    };
-    if run
-        .store
-        .get_opt(layout::BEST)?
-        .and_then(|b| serde_json::from_slice::<BestPointer>(&b).ok())
-        .as_ref()
+    let want = BestPointer { generation: promoted, model: candidate.model, checksum: candidate.checksum };
+    if run.store.get_opt(layout::BEST)?.and_then(|b| serde_json::from_slice::<BestPointer>(&b).ok()).as_ref()
         != Some(&want)
     {
         run.store.put(layout::BEST, &crate::run::json(&want))?;
@@ -51,13 +43,8 @@ pub fn reconcile(run: &Run) -> Result<BestPointer, TrainError> {
 /// # Errors
 /// A store error.
 pub fn pending(run: &Run) -> Result<Vec<u64>, TrainError> {
-    let decided: std::collections::HashSet<u64> =
-        run.generations(layout::GATING)?.into_iter().collect();
-    Ok(run
-        .generations(layout::CANDIDATES)?
-        .into_iter()
-        .filter(|g| *g > 0 && !decided.contains(g))
-        .collect())
+    let decided: std::collections::HashSet<u64> = run.generations(layout::GATING)?.into_iter().collect();
+    Ok(run.generations(layout::CANDIDATES)?.into_iter().filter(|g| *g > 0 && !decided.contains(g)).collect())
 }
 
 /// Plays `candidate` against `best`; returns the decision and the games as JSON lines.
@@ -75,19 +62,8 @@ pub fn gate(
     let (game, device) = (run.game.clone(), device.clone());
     let (cand, best_net) = (candidate.net.clone(), best.net.clone());
     let factory = move |spec: &str, seed: u64| -> Result<Box<dyn Agent<AnyGame>>, String> {
-        let net = if spec == "candidate" {
-            cand.clone()
-        } else {
-            best_net.clone()
-        };
-        Ok(Box::new(neural_agent(
-            &game,
-            net,
-            device.clone(),
-            search.clone(),
-            seed,
-            spec.to_string(),
-        )))
+        let net = if spec == "candidate" { cand.clone() } else { best_net.clone() };
+        Ok(Box::new(neural_agent(&game, net, device.clone(), search.clone(), seed, spec.to_string())))
     };
     let sprt = if g.sprt.is_empty() {
         None
@@ -103,14 +79,9 @@ pub fn gate(
         ..MatchConfig::default()
     };
     let mut games = Vec::new();
-    let result = play_match(
-        &run.game,
-        "candidate",
-        "best",
-        &factory,
-        &config,
-        &mut |record| write_record(&mut games, record).map_err(std::io::Error::other),
-    )?;
+    let result = play_match(&run.game, "candidate", "best", &factory, &config, &mut |record| {
+        write_record(&mut games, record).map_err(std::io::Error::other)
+    })?;
     let score = result.score();
     let promoted = match result.sprt {
         Some(r) => r.decision == SprtDecision::H1,
@@ -119,11 +90,7 @@ pub fn gate(
     let record = GatingRecord {
         generation: candidate.generation,
         best: best.generation,
-        decision: if promoted {
-            Decision::Promoted
-        } else {
-            Decision::Rejected
-        },
+        decision: if promoted { Decision::Promoted } else { Decision::Rejected },
         score,
         games: result.total.games(),
         published: layout::now(),
@@ -136,8 +103,7 @@ pub fn gate(
 /// # Errors
 /// A store error.
 pub fn record(run: &Run, record: &GatingRecord, games: &[u8]) -> Result<(), TrainError> {
-    run.store
-        .create(&layout::gating_games_key(record.generation), games)?;
+    run.store.create(&layout::gating_games_key(record.generation), games)?;
     run.create_json(&layout::gating_key(record.generation), record)?;
     if record.decision == Decision::Promoted {
         reconcile(run)?;
@@ -153,14 +119,8 @@ pub fn record(run: &Run, record: &GatingRecord, games: &[u8]) -> Result<(), Trai
 pub fn run_gatekeeper(run: &Run, ctl: &Ctl) -> Result<(), TrainError> {
     let device = mancala_nn::inference_device(run.config.network.device.as_str())?;
     let mut best_ptr = ctl.retry("gatekeeper", || reconcile(run))?;
-    let mut best = ctl.retry("gatekeeper", || {
-        run.load_model(
-            best_ptr.generation,
-            &best_ptr.model,
-            &best_ptr.checksum,
-            &device,
-        )
-    })?;
+    let mut best =
+        ctl.retry("gatekeeper", || run.load_model(best_ptr.generation, &best_ptr.model, &best_ptr.checksum, &device))?;
     loop {
         if ctl.stopped() {
             return Ok(());
@@ -185,9 +145,7 @@ pub fn run_gatekeeper(run: &Run, ctl: &Ctl) -> Result<(), TrainError> {
             ctl.retry("gatekeeper", || record(run, &r, b""))?;
         }
         let c: Candidate = ctl.retry("gatekeeper", || run.read(&layout::candidate_key(newest)))?;
-        let candidate = ctl.retry("gatekeeper", || {
-            run.load_model(newest, &c.model, &c.checksum, &device)
-        })?;
+        let candidate = ctl.retry("gatekeeper", || run.load_model(newest, &c.model, &c.checksum, &device))?;
         let (decision, games) = gate(run, &candidate, &best, &device)?;
         if ctl.stopped() {
             return Ok(());
@@ -204,11 +162,7 @@ pub fn run_gatekeeper(run: &Run, ctl: &Ctl) -> Result<(), TrainError> {
             }
         ));
         if decision.decision == Decision::Promoted {
-            best_ptr = BestPointer {
-                generation: newest,
-                model: c.model,
-                checksum: c.checksum,
-            };
+            best_ptr = BestPointer { generation: newest, model: c.model, checksum: c.checksum };
             best = candidate;
         }
     }

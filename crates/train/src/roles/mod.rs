@@ -36,12 +36,7 @@ pub struct Ctl<'a> {
 
 impl<'a> Ctl<'a> {
     pub fn new(reporter: &'a dyn Reporter) -> Self {
-        Ctl {
-            stop: AtomicBool::new(false),
-            drain: AtomicBool::new(false),
-            reporter,
-            poll: Duration::from_millis(500),
-        }
+        Ctl { stop: AtomicBool::new(false), drain: AtomicBool::new(false), reporter, poll: Duration::from_millis(500) }
     }
 
     pub fn stopped(&self) -> bool {
@@ -67,19 +62,12 @@ impl<'a> Ctl<'a> {
     ///
     /// # Errors
     /// The first error a retry cannot mend, or the last one when the role is stopped.
-    pub fn retry<T>(
-        &self,
-        role: &str,
-        mut op: impl FnMut() -> Result<T, TrainError>,
-    ) -> Result<T, TrainError> {
+    pub fn retry<T>(&self, role: &str, mut op: impl FnMut() -> Result<T, TrainError>) -> Result<T, TrainError> {
         let mut wait = Duration::from_secs(1);
         loop {
             match op() {
                 Err(e) if e.is_transient() && !self.stopped() => {
-                    self.reporter.line(&format!(
-                        "warning: {role}: {e}; retrying in {} s",
-                        wait.as_secs()
-                    ));
+                    self.reporter.line(&format!("warning: {role}: {e}; retrying in {} s", wait.as_secs()));
                     let until = std::time::Instant::now() + wait;
                     while std::time::Instant::now() < until && !self.stopped() {
                         std::thread::sleep(Duration::from_millis(50));

@@ -79,13 +79,7 @@ pub fn restore(run: &Run, ctl: &Ctl) -> Result<TrainerState, TrainError> {
         });
     }
     let device = mancala_nn::training_device(config.network.device.as_str())?;
-    let mut learner = Learner::from_model(
-        net_config,
-        config.optim_config(),
-        device,
-        stored.net,
-        last.step,
-    );
+    let mut learner = Learner::from_model(net_config, config.optim_config(), device, stored.net, last.step);
     if !last.optim.is_empty() {
         let bytes = run.store.get(&last.optim)?;
         if !last.optim.contains(&layout::checksum(&bytes)) {
@@ -109,17 +103,13 @@ pub fn restore(run: &Run, ctl: &Ctl) -> Result<TrainerState, TrainError> {
                 rows += r.len();
                 loaded.push(r);
             }
-            Err(e) => ctl
-                .reporter
-                .line(&format!("warning: trainer: skipping shard: {e}")),
+            Err(e) => ctl.reporter.line(&format!("warning: trainer: skipping shard: {e}")),
         }
     }
     for r in loaded.into_iter().rev() {
         window.extend(r);
     }
-    let rng = SmallRng::seed_from_u64(
-        config.run.seed ^ last.generation.wrapping_mul(0x51_7cc1_b727_220a),
-    );
+    let rng = SmallRng::seed_from_u64(config.run.seed ^ last.generation.wrapping_mul(0x51_7cc1_b727_220a));
     Ok(TrainerState {
         seen: last.ingested.iter().chain(&last.skipped).cloned().collect(),
         ingested: last.ingested.clone(),
@@ -138,11 +128,7 @@ pub fn restore(run: &Run, ctl: &Ctl) -> Result<TrainerState, TrainError> {
 
 fn read_shard(run: &Run, key: &str) -> Result<(Vec<Row>, usize), TrainError> {
     let bytes = run.store.get(key)?;
-    let (header, rows) = parse_shard(
-        Path::new(&run.store.describe(key)),
-        &bytes,
-        Some(&run.game.rules_string()),
-    )?;
+    let (header, rows) = parse_shard(Path::new(&run.store.describe(key)), &bytes, Some(&run.game.rules_string()))?;
     Ok((rows, header.games))
 }
 
@@ -190,8 +176,7 @@ pub fn ready(run: &Run, state: &TrainerState) -> bool {
 /// within `[min_steps, max_steps]`.
 pub fn steps_for(run: &Run, new_rows: u64) -> u64 {
     let t = &run.config.training;
-    ((new_rows as f64 * t.samples_per_row / t.batch_size as f64).ceil() as u64)
-        .clamp(t.min_steps, t.max_steps)
+    ((new_rows as f64 * t.samples_per_row / t.batch_size as f64).ceil() as u64).clamp(t.min_steps, t.max_steps)
 }
 
 /// Takes `steps` training steps on the window; `None` when stopped before the end (the
@@ -207,9 +192,7 @@ pub fn train(
 ) -> Result<Option<BTreeMap<String, f64>>, TrainError> {
     let t = &run.config.training;
     if state.window.is_empty() {
-        return Err(TrainError::Run(
-            "trainer: the replay window is empty; no shard could be read".into(),
-        ));
+        return Err(TrainError::Run("trainer: the replay window is empty; no shard could be read".into()));
     }
     let start = Instant::now();
     let mut batch = Batch::default();
@@ -219,9 +202,7 @@ pub fn train(
         if ctl.stopped() {
             return Ok(None);
         }
-        state
-            .window
-            .sample(t.batch_size, &mut state.rng, &mut batch);
+        state.window.sample(t.batch_size, &mut state.rng, &mut batch);
         let l = state.learner.train_step(&batch);
         if !l.total.is_finite() {
             return Err(TrainError::Run(format!(
@@ -230,14 +211,8 @@ pub fn train(
                 state.learner.step()
             )));
         }
-        for (acc, v) in sums.iter_mut().zip([
-            l.policy,
-            l.value,
-            l.margin,
-            l.total,
-            l.policy_entropy,
-            l.value_accuracy,
-        ]) {
+        for (acc, v) in sums.iter_mut().zip([l.policy, l.value, l.margin, l.total, l.policy_entropy, l.value_accuracy])
+        {
             *acc += f64::from(v);
         }
         lr = l.learning_rate;
@@ -251,10 +226,7 @@ pub fn train(
     s.insert("train/value_accuracy".into(), sums[5] / n);
     s.insert("train/learning_rate".into(), lr);
     s.insert("train/steps".into(), steps as f64);
-    s.insert(
-        "train/steps_per_s".into(),
-        steps as f64 / start.elapsed().as_secs_f64().max(1e-9),
-    );
+    s.insert("train/steps_per_s".into(), steps as f64 / start.elapsed().as_secs_f64().max(1e-9));
     Ok(Some(s))
 }
 
@@ -271,13 +243,8 @@ pub fn publish(
     let generation = state.last.generation + 1;
     let device = mancala_nn::inference_device(run.config.network.device.as_str())?;
     let net = state.learner.inference_model(&device);
-    let mut meta = ModelMeta::new(
-        run.game.rules_string(),
-        state.learner.net_config.clone(),
-        state.learner.step(),
-    );
-    meta.extra
-        .insert("iteration".into(), generation.to_string());
+    let mut meta = ModelMeta::new(run.game.rules_string(), state.learner.net_config.clone(), state.learner.step());
+    meta.extra.insert("iteration".into(), generation.to_string());
     let bytes = model_bytes(&meta, &net)?;
     let checksum = layout::checksum(&bytes);
     let model = layout::model_key(generation, &checksum);
@@ -306,13 +273,10 @@ pub fn publish(
     };
     run.create_json(&layout::candidate_key(generation), &candidate)?;
     state.last = candidate.clone();
-    state.last.elapsed_seconds =
-        candidate.elapsed_seconds - state.session_start.elapsed().as_secs_f64();
+    state.last.elapsed_seconds = candidate.elapsed_seconds - state.session_start.elapsed().as_secs_f64();
     state.pending_rows = 0;
     state.pending_games = 0;
-    state
-        .window
-        .set_capacity(run.config.window_size(generation));
+    state.window.set_capacity(run.config.window_size(generation));
     Ok(candidate)
 }
 
@@ -363,17 +327,12 @@ pub fn run_trainer(run: &Run, ctl: &Ctl) -> Result<TrainerEnd, TrainError> {
         }
         let info = ctl.retry("trainer", || run.info())?;
         let budget = info.max_minutes * 60.0;
-        if state.generation() >= info.iterations
-            || (budget > 0.0 && state.elapsed_seconds() >= budget)
-        {
+        if state.generation() >= info.iterations || (budget > 0.0 && state.elapsed_seconds() >= budget) {
             return Ok(TrainerEnd::Done);
         }
         let found = ctl.retry("trainer", || ingest(run, &mut state))?;
         for (key, why) in &found.skipped {
-            ctl.reporter.line(&format!(
-                "warning: trainer: skipping shard {}: {why}",
-                run.store.describe(key)
-            ));
+            ctl.reporter.line(&format!("warning: trainer: skipping shard {}: {why}", run.store.describe(key)));
         }
         if !ready(run, &state) {
             ctl.idle();

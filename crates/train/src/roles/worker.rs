@@ -56,16 +56,9 @@ pub fn shards_ahead(run: &Run, id: &str) -> Result<usize, TrainError> {
     let prefix = format!("{}{id}/", layout::SHARDS);
     let mine = run.store.list(&prefix)?;
     let newest = run.newest_candidate()?;
-    let ingested: std::collections::HashSet<&str> = newest
-        .ingested
-        .iter()
-        .chain(&newest.skipped)
-        .map(String::as_str)
-        .collect();
-    Ok(mine
-        .iter()
-        .filter(|e| !ingested.contains(e.key.as_str()))
-        .count())
+    let ingested: std::collections::HashSet<&str> =
+        newest.ingested.iter().chain(&newest.skipped).map(String::as_str).collect();
+    Ok(mine.iter().filter(|e| !ingested.contains(e.key.as_str())).count())
 }
 
 /// The most shards a worker runs ahead of the trainer: enough for the next candidate and one
@@ -82,13 +75,7 @@ pub fn max_ahead(run: &Run) -> usize {
 /// A store error.
 pub fn next_sequence(run: &Run, id: &str) -> Result<u64, TrainError> {
     let prefix = format!("{}{id}/", layout::SHARDS);
-    let newest = run
-        .store
-        .list(&prefix)?
-        .iter()
-        .filter_map(|e| layout::shard_of(&e.key))
-        .map(|(_, s)| s)
-        .max();
+    let newest = run.store.list(&prefix)?.iter().filter_map(|e| layout::shard_of(&e.key)).map(|(_, s)| s).max();
     Ok(newest.map_or(1, |s| s + 1))
 }
 
@@ -97,33 +84,22 @@ pub fn next_sequence(run: &Run, id: &str) -> Result<u64, TrainError> {
 ///
 /// # Errors
 /// A store error, or a model that does not match its checksum or cannot be read.
-pub fn poll_best(
-    run: &Run,
-    current: Option<u64>,
-    device: &Device,
-) -> Result<Option<StoredModel>, TrainError> {
+pub fn poll_best(run: &Run, current: Option<u64>, device: &Device) -> Result<Option<StoredModel>, TrainError> {
     let best = run.best()?;
     if current == Some(best.generation) {
         return Ok(None);
     }
-    run.load_model(best.generation, &best.model, &best.checksum, device)
-        .map(Some)
+    run.load_model(best.generation, &best.model, &best.checksum, device).map(Some)
 }
 
 /// Plays one shard's games with `model`; `None` when stopped before they all finished.
-pub fn play_shard(
-    run: &Run,
-    model: &StoredModel,
-    threads: usize,
-    seed: u64,
-    stop: &AtomicBool,
-) -> Option<PlayedShard> {
+pub fn play_shard(run: &Run, model: &StoredModel, threads: usize, seed: u64, stop: &AtomicBool) -> Option<PlayedShard> {
     let sp = &run.config.selfplay;
     let mut config = sp.clone();
     config.threads = threads.max(1);
     let search = run.config.search_config(sp.simulations);
-    let device = mancala_nn::inference_device(run.config.network.device.as_str())
-        .expect("the config's device was validated");
+    let device =
+        mancala_nn::inference_device(run.config.network.device.as_str()).expect("the config's device was validated");
     let game = &run.game;
     let out = match sp.inference {
         Inference::Direct => play_games(
@@ -159,11 +135,7 @@ pub fn play_shard(
     if out.games.len() < sp.games_per_shard {
         return None;
     }
-    let rows: Vec<_> = out
-        .games
-        .iter()
-        .flat_map(|g| g.rows.iter().cloned())
-        .collect();
+    let rows: Vec<_> = out.games.iter().flat_map(|g| g.rows.iter().cloned()).collect();
     let header = ShardHeader {
         rules: game.rules_string(),
         inputs: mancala_nn::layout(game).inputs(),
@@ -172,23 +144,14 @@ pub fn play_shard(
         games: out.games.len(),
         iteration: model.generation,
     };
-    Some(PlayedShard {
-        bytes: shard_bytes(&header, &rows),
-        games: out.games.len(),
-        positions: out.moves,
-    })
+    Some(PlayedShard { bytes: shard_bytes(&header, &rows), games: out.games.len(), positions: out.moves })
 }
 
 /// Stores a shard under the worker's id and sequence number, once.
 ///
 /// # Errors
 /// A store error.
-pub fn upload_shard(
-    run: &Run,
-    id: &str,
-    sequence: u64,
-    bytes: &[u8],
-) -> Result<(String, Created), TrainError> {
+pub fn upload_shard(run: &Run, id: &str, sequence: u64, bytes: &[u8]) -> Result<(String, Created), TrainError> {
     let key = layout::shard_key(id, sequence);
     let created = run.store.create(&key, bytes)?;
     Ok((key, created))
@@ -208,42 +171,25 @@ pub fn run_worker(run: &Run, opts: &WorkerOptions, ctl: &Ctl) -> Result<WorkerRe
     let mut model: Option<StoredModel> = None;
     let mut report = WorkerReport::default();
     let started = Instant::now();
-    let mut beat = WorkerBeat {
-        id: opts.id.clone(),
-        threads: opts.threads,
-        ..WorkerBeat::default()
-    };
+    let mut beat = WorkerBeat { id: opts.id.clone(), threads: opts.threads, ..WorkerBeat::default() };
     loop {
-        match ctl.retry(&role, || {
-            poll_best(run, model.as_ref().map(|m| m.generation), &device)
-        }) {
+        match ctl.retry(&role, || poll_best(run, model.as_ref().map(|m| m.generation), &device)) {
             Ok(Some(m)) => {
-                ctl.reporter
-                    .line(&format!("{role}: playing with generation {}", m.generation));
+                ctl.reporter.line(&format!("{role}: playing with generation {}", m.generation));
                 report.model_generation = m.generation;
                 model = Some(m);
             }
             Ok(None) => {}
             Err(e) if model.is_some() && !ctl.stopped() => {
-                ctl.reporter.line(&format!(
-                    "warning: {role}: {e}; keeping generation {}",
-                    report.model_generation
-                ));
+                ctl.reporter.line(&format!("warning: {role}: {e}; keeping generation {}", report.model_generation));
             }
             Err(e) => return Err(e),
         }
         let finished = ctl.retry(&role, || run.info())?.finished;
-        if finished
-            || ctl.stopped()
-            || opts
-                .max_shards
-                .is_some_and(|n| report.stored.len() as u64 >= n)
-        {
+        if finished || ctl.stopped() || opts.max_shards.is_some_and(|n| report.stored.len() as u64 >= n) {
             beat.model_generation = report.model_generation;
             beat.time = layout::now();
-            let _ = run
-                .store
-                .put(&layout::worker_key(&opts.id), &crate::run::json(&beat));
+            let _ = run.store.put(&layout::worker_key(&opts.id), &crate::run::json(&beat));
             return Ok(report);
         }
         if ctl.retry(&role, || shards_ahead(run, &opts.id))? >= max_ahead(run) {
@@ -251,22 +197,17 @@ pub fn run_worker(run: &Run, opts: &WorkerOptions, ctl: &Ctl) -> Result<WorkerRe
             continue;
         }
         let m = model.as_ref().expect("a model was loaded above");
-        let seed = mancala_rules::hash::mix64(
-            run.config.run.seed ^ mancala_rules::hash::mix64(sequence) ^ id_hash(&opts.id),
-        );
+        let seed =
+            mancala_rules::hash::mix64(run.config.run.seed ^ mancala_rules::hash::mix64(sequence) ^ id_hash(&opts.id));
         let Some(shard) = play_shard(run, m, opts.threads, seed, &ctl.stop) else {
             continue;
         };
-        let (key, created) = ctl.retry(&role, || {
-            upload_shard(run, &opts.id, sequence, &shard.bytes)
-        })?;
+        let (key, created) = ctl.retry(&role, || upload_shard(run, &opts.id, sequence, &shard.bytes))?;
         sequence += 1;
         if created == Created::Existed {
             // Another process with this id stored it first; ours is dropped, not counted.
-            ctl.reporter.line(&format!(
-                "warning: {role}: {key} already exists; is another worker using id '{}'?",
-                opts.id
-            ));
+            ctl.reporter
+                .line(&format!("warning: {role}: {key} already exists; is another worker using id '{}'?", opts.id));
             continue;
         }
         report.stored.push(key.clone());
@@ -285,18 +226,12 @@ pub fn run_worker(run: &Run, opts: &WorkerOptions, ctl: &Ctl) -> Result<WorkerRe
             model_generation: m.generation,
             last_shard: key,
         };
-        if let Err(e) = run
-            .store
-            .put(&layout::worker_key(&opts.id), &crate::run::json(&beat))
-        {
-            ctl.reporter
-                .line(&format!("warning: {role}: heartbeat: {e}"));
+        if let Err(e) = run.store.put(&layout::worker_key(&opts.id), &crate::run::json(&beat)) {
+            ctl.reporter.line(&format!("warning: {role}: heartbeat: {e}"));
         }
     }
 }
 
 fn id_hash(id: &str) -> u64 {
-    id.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
+    id.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }

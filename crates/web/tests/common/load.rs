@@ -6,7 +6,7 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 /// A one-request HTTP/1.1 exchange (`Connection: close`): status and JSON body.
 fn request(addr: SocketAddr, method: &str, path: &str, body: Option<&Value>) -> Result<(u16, Value), String> {
@@ -17,13 +17,24 @@ fn request(addr: SocketAddr, method: &str, path: &str, body: Option<&Value>) -> 
         "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     );
-    stream.write_all(head.as_bytes()).and_then(|()| stream.write_all(body.as_bytes())).map_err(|e| format!("{method} {path}: {e}"))?;
+    stream
+        .write_all(head.as_bytes())
+        .and_then(|()| stream.write_all(body.as_bytes()))
+        .map_err(|e| format!("{method} {path}: {e}"))?;
     let mut raw = Vec::new();
     stream.read_to_end(&mut raw).map_err(|e| format!("{method} {path}: {e}"))?;
     let text = String::from_utf8_lossy(&raw);
     let (head, body) = text.split_once("\r\n\r\n").ok_or_else(|| format!("{method} {path}: no HTTP answer"))?;
-    let status = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).ok_or_else(|| format!("{method} {path}: bad status line"))?;
-    let value = if body.is_empty() { Value::Null } else { serde_json::from_str(body).map_err(|e| format!("{method} {path}: {e}: {body}"))? };
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| format!("{method} {path}: bad status line"))?;
+    let value = if body.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(body).map_err(|e| format!("{method} {path}: {e}: {body}"))?
+    };
     Ok((status, value))
 }
 
@@ -47,7 +58,14 @@ pub fn play_one(addr: SocketAddr, rules: &str, simulations: u32, seed: u64, max_
     run
 }
 
-fn play_inner(addr: SocketAddr, rules: &str, simulations: u32, seed: u64, max_plies: usize, run: &mut ClientRun) -> Result<(), String> {
+fn play_inner(
+    addr: SocketAddr,
+    rules: &str,
+    simulations: u32,
+    seed: u64,
+    max_plies: usize,
+    run: &mut ClientRun,
+) -> Result<(), String> {
     let mut timed = |engine: bool, method: &str, path: &str, body: Option<Value>| -> Result<Value, String> {
         let started = Instant::now();
         let (status, value) = request(addr, method, path, body.as_ref())?;

@@ -7,8 +7,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use burn::prelude::Device;
-use mancala_nn::{layout, save_model, ModelMeta, NetConfig};
-use mancala_rules::{parse_rules, Game};
+use mancala_nn::{ModelMeta, NetConfig, layout, save_model};
+use mancala_rules::{Game, parse_rules};
 use mancala_web::{App, ServerConfig};
 
 /// A server config for tests: rollouts only (no shipped networks in the library).

@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use anyhow::{bail, Context};
+use anyhow::{Context, bail};
 use burn::prelude::Device;
 use mancala_store::Store;
 use mancala_train::roles::{trainer, worker};
@@ -109,7 +109,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ingest_rate * shard.positions as f64 / rows.len() as f64,
         rows_total / wall
     );
-    println!("divide the positions/s by one worker's (`bench selfplay`, or `status` of a run) for the workers one trainer can take in");
+    println!(
+        "divide the positions/s by one worker's (`bench selfplay`, or `status` of a run) for the workers one trainer can take in"
+    );
     println!("ingest rows/s: {ingest_rate:.0}");
     Ok(())
 }

@@ -39,17 +39,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.simulations,
         tally.elapsed.as_secs_f64()
     );
-    println!(
-        "searches/s: {:.1}",
-        tally.searches as f64 / tally.elapsed.as_secs_f64()
-    );
+    println!("searches/s: {:.1}", tally.searches as f64 / tally.elapsed.as_secs_f64());
     if let Some(line) = share.report() {
         println!("{line}");
     }
-    println!(
-        "simulations/s: {}",
-        per_second(tally.simulations, tally.elapsed)
-    );
+    println!("simulations/s: {}", per_second(tally.simulations, tally.elapsed));
     Ok(())
 }
 
@@ -64,10 +58,7 @@ pub struct Tally {
 /// Searches the start position with `simulations` a search until `budget` has passed (at
 /// least one search). The tree is cleared, not reallocated, between searches, as in play.
 pub fn searches<G: Game>(game: &G, simulations: u32, budget: Duration, seed: u64) -> Tally {
-    let config = SearchConfig {
-        simulations,
-        ..SearchConfig::default()
-    };
+    let config = SearchConfig { simulations, ..SearchConfig::default() };
     let mut search = Search::new(game.clone(), config, seed);
     let mut evaluator = RolloutEvaluator::new(seed);
     let start_pos = game.start();
@@ -80,11 +71,7 @@ pub fn searches<G: Game>(game: &G, simulations: u32, budget: Duration, seed: u64
         searches += 1;
         let elapsed = start.elapsed();
         if elapsed >= budget {
-            return Tally {
-                searches,
-                simulations: total,
-                elapsed,
-            };
+            return Tally { searches, simulations: total, elapsed };
         }
     }
 }
@@ -99,15 +86,7 @@ mod tests {
         for rules in ["oware", "kalah"] {
             let game = parse_rules(rules).unwrap();
             let tally = searches(&game, 50, Duration::ZERO, 2);
-            assert_eq!(
-                tally,
-                Tally {
-                    searches: 1,
-                    simulations: 50,
-                    elapsed: tally.elapsed
-                },
-                "{rules}"
-            );
+            assert_eq!(tally, Tally { searches: 1, simulations: 50, elapsed: tally.elapsed }, "{rules}");
         }
     }
 }

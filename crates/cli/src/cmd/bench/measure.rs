@@ -38,33 +38,22 @@ pub struct CpuShare {
 
 impl CpuShare {
     pub fn start() -> Self {
-        CpuShare {
-            wall: Instant::now(),
-            cpu: thread_cpu_time(),
-        }
+        CpuShare { wall: Instant::now(), cpu: thread_cpu_time() }
     }
 
     /// The line `cpu share: N% of the wall time`, or nothing where the system does not say.
     pub fn report(&self) -> Option<String> {
         let wall = self.wall.elapsed().as_secs_f64();
         let cpu = thread_cpu_time()?.checked_sub(self.cpu?)?.as_secs_f64();
-        (wall > 0.0).then(|| {
-            format!(
-                "cpu share: {:.0}% of the wall time (other load slows the figures)",
-                100.0 * cpu / wall
-            )
-        })
+        (wall > 0.0)
+            .then(|| format!("cpu share: {:.0}% of the wall time (other load slows the figures)", 100.0 * cpu / wall))
     }
 }
 
 /// `count / elapsed`, rounded down; 0 for an empty interval.
 pub fn per_second(count: u64, elapsed: Duration) -> u64 {
     let secs = elapsed.as_secs_f64();
-    if secs > 0.0 {
-        (count as f64 / secs) as u64
-    } else {
-        0
-    }
+    if secs > 0.0 { (count as f64 / secs) as u64 } else { 0 }
 }
 
 #[cfg(test)]
@@ -89,14 +78,7 @@ mod tests {
         }
         // Where /proc is missing there is no line; where it is there, a percentage.
         if let Some(line) = share.report() {
-            let pct: f64 = line
-                .strip_prefix("cpu share: ")
-                .unwrap()
-                .split('%')
-                .next()
-                .unwrap()
-                .parse()
-                .unwrap();
+            let pct: f64 = line.strip_prefix("cpu share: ").unwrap().split('%').next().unwrap().parse().unwrap();
             assert!((0.0..=101.0).contains(&pct), "{line}");
         }
     }

@@ -70,14 +70,9 @@ fn parse_game(text: &str) -> Result<AnyGame, String> {
 
 /// A positive, finite number of seconds, at most a day (a typo guard, not a real limit).
 fn parse_seconds(text: &str) -> Result<Duration, String> {
-    let secs: f64 = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("'{text}' is not a number of seconds"))?;
+    let secs: f64 = text.trim().parse().map_err(|_| format!("'{text}' is not a number of seconds"))?;
     if !secs.is_finite() || secs <= 0.0 || secs > 86_400.0 {
-        return Err(format!(
-            "{text} seconds is out of range: give a number above 0 and at most 86400"
-        ));
+        return Err(format!("{text} seconds is out of range: give a number above 0 and at most 86400"));
     }
     Ok(Duration::from_secs_f64(secs))
 }

@@ -17,13 +17,10 @@
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context};
+use anyhow::{Context, bail};
 use burn::prelude::*;
 use mancala_mcts::Evaluator;
-use mancala_nn::{
-    Architecture, Batch, Learner, NetConfig, NeuralEvaluator, OptimConfig, encode, encode_batch,
-    layout,
-};
+use mancala_nn::{Architecture, Batch, Learner, NetConfig, NeuralEvaluator, OptimConfig, encode, encode_batch, layout};
 use mancala_rules::{AnyGame, AnyPosition, Game};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -114,13 +111,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         net_config = net_config.with_blocks(blocks as usize);
     }
 
-    let device = mancala_nn::inference_device(&args.device)
-        .with_context(|| format!("bench nn --device {}", args.device))?;
-    let batches: Vec<usize> = if args.batches.is_empty() {
-        BATCHES.to_vec()
-    } else {
-        args.batches.iter().map(|&b| b as usize).collect()
-    };
+    let device =
+        mancala_nn::inference_device(&args.device).with_context(|| format!("bench nn --device {}", args.device))?;
+    let batches: Vec<usize> =
+        if args.batches.is_empty() { BATCHES.to_vec() } else { args.batches.iter().map(|&b| b as usize).collect() };
     if let Some(kernel) = &args.kernel {
         let sets = mancala_nn::cpu::CpuMlp::instruction_sets();
         if !sets.contains(&kernel.as_str()) {
@@ -201,12 +195,7 @@ fn measure(game: &AnyGame, net_config: &NetConfig, setup: &Setup, budget: std::t
     let mut values = vec![0.0f32; positions.len()];
     for &n in batches {
         let (calls, elapsed) = repeat_for(budget, MIN_CALLS, || {
-            evaluator.evaluate(
-                game,
-                &positions[..n],
-                &mut policies[..n * actions],
-                &mut values[..n],
-            );
+            evaluator.evaluate(game, &positions[..n], &mut policies[..n * actions], &mut values[..n]);
             black_box((&policies, &values));
         });
         print_batch(n, calls, elapsed);
@@ -234,18 +223,12 @@ fn measure(game: &AnyGame, net_config: &NetConfig, setup: &Setup, budget: std::t
     {
         println!("{line}");
     }
-    println!(
-        "train step (batch {TRAIN_BATCH}): {:.2} ms",
-        elapsed.as_secs_f64() * 1e3 / steps as f64
-    );
+    println!("train step (batch {TRAIN_BATCH}): {:.2} ms", elapsed.as_secs_f64() * 1e3 / steps as f64);
 }
 
 fn print_batch(n: usize, calls: u64, elapsed: std::time::Duration) {
     let us_per_call = elapsed.as_secs_f64() * 1e6 / calls as f64;
-    println!(
-        "batch {n}: {} positions/s ({us_per_call:.1} us/call)",
-        per_second(calls * n as u64, elapsed)
-    );
+    println!("batch {n}: {} positions/s ({us_per_call:.1} us/call)", per_second(calls * n as u64, elapsed));
 }
 
 /// `count` ongoing positions from random games (0 to 59 random plies from the start), so
@@ -258,12 +241,7 @@ pub(crate) fn sample_positions(game: &AnyGame, count: usize, seed: u64) -> Vec<A
         for _ in 0..rng.random_range(0..60) {
             let legal = game.legal_moves(&pos);
             let mut next = pos;
-            game.play_unchecked(
-                &mut next,
-                legal
-                    .nth(rng.random_range(0..legal.len()))
-                    .expect("ongoing"),
-            );
+            game.play_unchecked(&mut next, legal.nth(rng.random_range(0..legal.len())).expect("ongoing"));
             if game.status(&next).is_over() {
                 break;
             }
@@ -280,10 +258,7 @@ fn synthetic_batch(game: &AnyGame, positions: &[AnyPosition], seed: u64) -> Batc
     let lay = layout(game);
     let actions = game.action_space();
     let mut rng = SmallRng::seed_from_u64(seed ^ 0x5eed);
-    let mut batch = Batch {
-        n: positions.len(),
-        ..Batch::default()
-    };
+    let mut batch = Batch { n: positions.len(), ..Batch::default() };
     let mut row = vec![0.0; lay.inputs()];
     for pos in positions {
         encode(game, &lay, pos, &mut row);
@@ -296,9 +271,7 @@ fn synthetic_batch(game: &AnyGame, positions: &[AnyPosition], seed: u64) -> Batc
             batch.policy.push(if is_legal { p } else { 0.0 });
         }
         let class = rng.random_range(0..3usize);
-        batch
-            .wdl
-            .extend((0..3).map(|k| if k == class { 1.0 } else { 0.0 }));
+        batch.wdl.extend((0..3).map(|k| if k == class { 1.0 } else { 0.0 }));
         batch.margin.push(rng.random_range(-0.5f32..0.5));
     }
     batch
@@ -306,8 +279,8 @@ fn synthetic_batch(game: &AnyGame, positions: &[AnyPosition], seed: u64) -> Batc
 
 /// Reads and validates a run config, as `mancala-zero train` does.
 fn read_run_config(path: &Path) -> anyhow::Result<RunConfig> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("could not read the config {}", path.display()))?;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("could not read the config {}", path.display()))?;
     RunConfig::parse(&text).with_context(|| format!("in the config {}", path.display()))
 }
 

@@ -33,11 +33,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         AnyGame::Owela(g) => playouts(g, seconds, args.seed),
     };
     println!("game: {}", game.rules_string());
-    println!(
-        "playouts: {} in {:.2} s",
-        tally.games,
-        tally.elapsed.as_secs_f64()
-    );
+    println!("playouts: {} in {:.2} s", tally.games, tally.elapsed.as_secs_f64());
     println!("games/s: {}", per_second(tally.games, tally.elapsed));
     println!("plies/game: {:.1}", tally.moves as f64 / tally.games as f64);
     if let Some(line) = share.report() {
@@ -67,11 +63,7 @@ pub fn playouts<G: Game>(game: &G, budget: Duration, seed: u64) -> Tally {
         // One clock read a game (hundreds of moves) costs nothing measurable.
         let elapsed = start.elapsed();
         if elapsed >= budget {
-            return Tally {
-                games,
-                moves,
-                elapsed,
-            };
+            return Tally { games, moves, elapsed };
         }
     }
 }
@@ -82,9 +74,7 @@ pub fn playout<G: Game>(game: &G, mut pos: G::Position, rng: &mut WyRand) -> u64
     let mut moves = 0;
     while !game.status(&pos).is_over() {
         let legal = game.legal_moves(&pos);
-        let action = legal
-            .nth(rng.below(legal.len()))
-            .expect("an ongoing game has a legal move");
+        let action = legal.nth(rng.below(legal.len())).expect("an ongoing game has a legal move");
         game.play_unchecked(&mut pos, action);
         moves += 1;
     }
@@ -129,10 +119,7 @@ mod tests {
             counts[rng.below(6)] += 1;
         }
         // Each bucket expects 10,000; 5 standard deviations is about 450.
-        assert!(
-            counts.iter().all(|&c| (9_500..10_500).contains(&c)),
-            "{counts:?}"
-        );
+        assert!(counts.iter().all(|&c| (9_500..10_500).contains(&c)), "{counts:?}");
     }
 
     /// The playout loop plays legal moves to a finished game: replaying the same picks

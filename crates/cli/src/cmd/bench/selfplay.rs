@@ -5,11 +5,11 @@
 use anyhow::bail;
 use burn::prelude::Device;
 use mancala_mcts::SearchConfig;
-use mancala_nn::{layout, NetConfig, NeuralEvaluator};
+use mancala_nn::{NetConfig, NeuralEvaluator, layout};
 use mancala_rules::Game;
-use mancala_selfplay::{play_games, play_games_served, Inference, SelfPlayConfig};
+use mancala_selfplay::{Inference, SelfPlayConfig, play_games, play_games_served};
 
-use super::{default_game, Common};
+use super::{Common, default_game};
 
 /// Arguments of `mancala-zero bench selfplay`.
 #[derive(clap::Args, Debug)]
@@ -76,9 +76,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     while games < args.games || secs < args.common.seconds.as_secs_f64() {
         let n = config.threads * config.parallel_games;
         let out = match inference {
-            Inference::Direct => play_games(&game, &config, &search, n, round, |_| evaluator().cached(16), &|_| {}, &never),
+            Inference::Direct => {
+                play_games(&game, &config, &search, n, round, |_| evaluator().cached(16), &|_| {}, &never)
+            }
             Inference::Service => {
-                let (out, stats) = play_games_served(&game, &config, &search, n, round, evaluator(), 16, &|_| {}, &never)?;
+                let (out, stats) =
+                    play_games_served(&game, &config, &search, n, round, evaluator(), 16, &|_| {}, &never)?;
                 batches += stats.batches;
                 evaluated += stats.positions;
                 out
@@ -93,7 +96,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             break;
         }
     }
-    println!("{} with the {what}, {} thread(s), {} games at once a thread", game.rules_string(), args.threads, args.parallel_games);
+    println!(
+        "{} with the {what}, {} thread(s), {} games at once a thread",
+        game.rules_string(),
+        args.threads,
+        args.parallel_games
+    );
     println!("CPU kernel: {kernel}");
     match inference {
         Inference::Direct => println!("inference: direct (each thread its own network)"),
