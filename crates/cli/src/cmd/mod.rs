@@ -11,3 +11,16 @@ pub mod status;
 pub mod tablebase;
 pub mod train;
 pub mod worker;
+
+/// Role lines of `train` and `worker` on stdout; with `quiet`, only warnings.
+pub struct Lines {
+    pub quiet: bool,
+}
+
+impl mancala_train::Reporter for Lines {
+    fn line(&self, text: &str) {
+        if !self.quiet || text.starts_with("warning") {
+            println!("{text}");
+        }
+    }
+}

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use mancala_store::Store;
-use mancala_train::{DEFAULT_SHIPPED, Extend, Reporter, RunConfig, TrainOptions, default_run_name, resume, start};
+use mancala_train::{DEFAULT_SHIPPED, Extend, RunConfig, TrainOptions, default_run_name, resume, start};
 
 /// Arguments of `mancala-zero train`.
 #[derive(clap::Args, Debug)]
@@ -47,21 +47,8 @@ pub struct Args {
     pub quiet: bool,
 }
 
-/// Role lines on stdout.
-struct Lines {
-    quiet: bool,
-}
-
-impl Reporter for Lines {
-    fn line(&self, text: &str) {
-        if !self.quiet || text.starts_with("warning") {
-            println!("{text}");
-        }
-    }
-}
-
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let lines = Lines { quiet: args.quiet };
+    let lines = super::Lines { quiet: args.quiet };
     if let Some(m) = args.minutes
         && !(m >= 0.0 && m.is_finite())
     {

@@ -3,7 +3,7 @@
 
 use anyhow::Context;
 use mancala_store::Store;
-use mancala_train::{Ctl, Reporter, Run, WorkerOptions, run_worker};
+use mancala_train::{Ctl, Run, WorkerOptions, run_worker};
 
 /// Arguments of `mancala-zero worker`.
 #[derive(clap::Args, Debug)]
@@ -26,18 +26,6 @@ pub struct Args {
     pub quiet: bool,
 }
 
-struct Lines {
-    quiet: bool,
-}
-
-impl Reporter for Lines {
-    fn line(&self, text: &str) {
-        if !self.quiet || text.starts_with("warning") {
-            eprintln!("{text}");
-        }
-    }
-}
-
 pub fn run(args: Args) -> anyhow::Result<()> {
     let store = Store::open(&args.store)?;
     let run = Run::open(store).with_context(|| format!("opening the run in {}", args.store))?;
@@ -50,7 +38,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         threads: args.threads.unwrap_or(run.config.selfplay.threads),
         max_shards: args.max_shards,
     };
-    let lines = Lines { quiet: args.quiet };
+    let lines = super::Lines { quiet: args.quiet };
     let ctl = Ctl::new(&lines);
     let report = run_worker(&run, &opts, &ctl).with_context(|| format!("worker {id} on {}", args.store))?;
     println!(
