@@ -106,7 +106,7 @@ fn a_worker_continues_its_sequence_and_never_writes_a_shard_twice() {
     assert_eq!(run.store.get(&keys[0]).unwrap(), first);
     assert!(layout::check_worker_id("bad/id").is_err() && layout::check_worker_id("host-1.a_b").is_ok());
     // The worker's own pace: it stops once it is this far ahead of the trainer.
-    assert_eq!(worker::shards_ahead(&run, "w").unwrap(), 2);
+    assert_eq!(worker::Lead::default().shards_ahead(&run, "w").unwrap(), 2);
     assert_eq!(worker::max_ahead(&run), 3);
 }
 

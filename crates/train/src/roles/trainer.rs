@@ -38,13 +38,15 @@ pub struct TrainerState {
     pub pending_rows: u64,
     pub pending_games: u64,
     rng: SmallRng,
+    /// Trainer time of the sessions before this one (from the restored candidate).
+    elapsed_before: f64,
     session_start: Instant,
 }
 
 impl TrainerState {
     /// Trainer wall time over all sessions.
     pub fn elapsed_seconds(&self) -> f64 {
-        self.last.elapsed_seconds + self.session_start.elapsed().as_secs_f64()
+        self.elapsed_before + self.session_start.elapsed().as_secs_f64()
     }
 
     pub fn generation(&self) -> u64 {
@@ -118,6 +120,7 @@ pub fn restore(run: &Run, ctl: &Ctl) -> Result<TrainerState, TrainError> {
         games_ingested: last.games_ingested,
         pending_rows: 0,
         pending_games: 0,
+        elapsed_before: last.elapsed_seconds,
         last,
         learner,
         window,
@@ -273,7 +276,6 @@ pub fn publish(
     };
     run.create_json(&layout::candidate_key(generation), &candidate)?;
     state.last = candidate.clone();
-    state.last.elapsed_seconds = candidate.elapsed_seconds - state.session_start.elapsed().as_secs_f64();
     state.pending_rows = 0;
     state.pending_games = 0;
     state.window.set_capacity(run.config.window_size(generation));

@@ -47,18 +47,31 @@ pub struct PlayedShard {
     pub positions: usize,
 }
 
-/// How many of this worker's stored shards the trainer has not ingested yet (as of its newest
-/// candidate).
-///
-/// # Errors
-/// A store error.
-pub fn shards_ahead(run: &Run, id: &str) -> Result<usize, TrainError> {
-    let prefix = format!("{}{id}/", layout::SHARDS);
-    let mine = run.store.list(&prefix)?;
-    let newest = run.newest_candidate()?;
-    let ingested: std::collections::HashSet<&str> =
-        newest.ingested.iter().chain(&newest.skipped).map(String::as_str).collect();
-    Ok(mine.iter().filter(|e| !ingested.contains(e.key.as_str())).count())
+/// How far a worker is ahead of the trainer. It keeps the newest candidate's list of shards
+/// ingested and reads a candidate record (which lists every shard of the run) only when a new
+/// one is published: an idle worker polls often, and a fleet of them should not re-read it.
+#[derive(Clone, Debug, Default)]
+pub struct Lead {
+    generation: Option<u64>,
+    ingested: std::collections::HashSet<String>,
+}
+
+impl Lead {
+    /// How many of worker `id`'s stored shards the trainer has not ingested yet (as of its
+    /// newest candidate).
+    ///
+    /// # Errors
+    /// A store error.
+    pub fn shards_ahead(&mut self, run: &Run, id: &str) -> Result<usize, TrainError> {
+        let newest = run.generations(layout::CANDIDATES)?.last().copied().unwrap_or(0);
+        if self.generation != Some(newest) {
+            let c: layout::Candidate = run.read(&layout::candidate_key(newest))?;
+            self.ingested = c.ingested.into_iter().chain(c.skipped).collect();
+            self.generation = Some(newest);
+        }
+        let mine = run.store.list(&format!("{}{id}/", layout::SHARDS))?;
+        Ok(mine.iter().filter(|e| !self.ingested.contains(&e.key)).count())
+    }
 }
 
 /// The most shards a worker runs ahead of the trainer: enough for the next candidate and one
@@ -170,6 +183,7 @@ pub fn run_worker(run: &Run, opts: &WorkerOptions, ctl: &Ctl) -> Result<WorkerRe
     let mut sequence = ctl.retry(&role, || next_sequence(run, &opts.id))?;
     let mut model: Option<StoredModel> = None;
     let mut report = WorkerReport::default();
+    let mut lead = Lead::default();
     let started = Instant::now();
     let mut beat = WorkerBeat { id: opts.id.clone(), threads: opts.threads, ..WorkerBeat::default() };
     loop {
@@ -192,13 +206,16 @@ pub fn run_worker(run: &Run, opts: &WorkerOptions, ctl: &Ctl) -> Result<WorkerRe
             let _ = run.store.put(&layout::worker_key(&opts.id), &crate::run::json(&beat));
             return Ok(report);
         }
-        if ctl.retry(&role, || shards_ahead(run, &opts.id))? >= max_ahead(run) {
+        if ctl.retry(&role, || lead.shards_ahead(run, &opts.id))? >= max_ahead(run) {
             ctl.idle();
             continue;
         }
         let m = model.as_ref().expect("a model was loaded above");
-        let seed =
-            mancala_rules::hash::mix64(run.config.run.seed ^ mancala_rules::hash::mix64(sequence) ^ id_hash(&opts.id));
+        let seed = mancala_rules::hash::mix64(
+            run.config.run.seed
+                ^ mancala_rules::hash::mix64(sequence)
+                ^ mancala_nn::fsutil::fnv1a64(opts.id.as_bytes()),
+        );
         let Some(shard) = play_shard(run, m, opts.threads, seed, &ctl.stop) else {
             continue;
         };
@@ -230,8 +247,4 @@ pub fn run_worker(run: &Run, opts: &WorkerOptions, ctl: &Ctl) -> Result<WorkerRe
             ctl.reporter.line(&format!("warning: {role}: heartbeat: {e}"));
         }
     }
-}
-
-fn id_hash(id: &str) -> u64 {
-    id.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
