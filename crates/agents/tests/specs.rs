@@ -172,7 +172,7 @@ fn files_that_cannot_be_used_are_refused_by_name() {
 
     // Files of the wrong kind keep the reader's own words.
     unusable(&kalah.game, &format!("net:{d}"), |e| {
-        matches!(e, FileError::Model { source: NnError::NotAModel { .. }, .. })
+        matches!(e, FileError::Model { source: NnError::File(_), .. })
     });
     unusable(&kalah.game, &format!("perfect:db={}", kalah.model.display()), |e| {
         matches!(e, FileError::Database { .. })

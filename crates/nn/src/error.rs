@@ -2,22 +2,15 @@
 
 use std::path::PathBuf;
 
+use mancala_container::ContainerError;
 use thiserror::Error;
 
 #[derive(Debug, Error)]
 pub enum NnError {
-    #[error("cannot read {path}: {source}")]
-    Read { path: PathBuf, source: std::io::Error },
-    #[error("cannot write {path}: {source}")]
-    Write { path: PathBuf, source: std::io::Error },
-    #[error("{path} is not a mancala-zero model file (bad magic bytes)")]
-    NotAModel { path: PathBuf },
-    #[error("{path} is truncated: {what}")]
-    Truncated { path: PathBuf, what: String },
-    #[error("{path} is corrupt: checksum mismatch")]
-    Checksum { path: PathBuf },
-    #[error("{path} has format version {found}; this build reads version {expected}")]
-    FormatVersion { path: PathBuf, found: u32, expected: u32 },
+    /// Reading or writing the file, or its framing: missing, not a model file, another
+    /// format version, truncated, corrupt (the container's errors, each naming the file).
+    #[error(transparent)]
+    File(#[from] ContainerError),
     #[error("{path} was made with input encoding version {found}; this build uses version {expected}")]
     EncodingVersion { path: PathBuf, found: u32, expected: u32 },
     #[error("{path} is a model for '{found}', not for '{expected}'")]

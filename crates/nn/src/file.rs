@@ -1,12 +1,16 @@
 //! Model files: the network, its config and everything needed to use it, in one file.
 //!
-//! Layout (all integers little-endian), one line a field:
-//! - 8 bytes magic `MZMODEL\0`;
-//! - u32 format version ([`FORMAT_VERSION`]);
+//! A model file is a `mancala_container` of kind `MODL`, format version [`FORMAT_VERSION`];
+//! the container does the magic, version, length and checksum. Its payload (little-endian),
+//! one line a field:
 //! - u32 length of the metadata, then the metadata as JSON ([`ModelMeta`]: game rules
 //!   string, network config, input encoding version, training step, Elo, framework version);
-//! - u64 length of the weights, then the weights as a burnpack record;
-//! - u64 FNV-1a-64 checksum of every byte before it.
+//! - the weights as a burnpack record: the rest of the payload.
+//!
+//! Files of format version 1, from before the container, are still read (the shipped models
+//! built into the binary are such files): 8 bytes magic `MZMODEL\0`, u32 version 1, u32
+//! metadata length, metadata, u64 weights length, weights, u64 FNV-1a-64 checksum of every
+//! byte before it. Nothing writes them any more.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -15,15 +19,20 @@ use burn::module::Module;
 use burn::prelude::Device;
 use burn::store::ModuleRecord;
 use burn::tensor::Bytes;
+use mancala_container::{Builder, ContainerError, Kind, Versions, fnv1a64};
 use serde::{Deserialize, Serialize};
 
 use crate::encoding::ENCODING_VERSION;
 use crate::error::NnError;
-use crate::fsutil::{atomic_write, fnv1a64};
 use crate::model::{Net, NetConfig};
 
-pub const MAGIC: &[u8; 8] = b"MZMODEL\0";
-pub const FORMAT_VERSION: u32 = 1;
+/// The format version new model files are written in (1 was the framing before the container).
+pub const FORMAT_VERSION: u32 = 2;
+/// Every format version this build reads.
+pub const SUPPORTED_VERSIONS: [u32; 2] = [LEGACY_VERSION, FORMAT_VERSION];
+/// The magic bytes and format version of the model files written before the container.
+pub const LEGACY_MAGIC: &[u8; 8] = b"MZMODEL\0";
+pub const LEGACY_VERSION: u32 = 1;
 
 /// What a model file says about its network.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -64,25 +73,20 @@ impl ModelMeta {
 pub fn model_bytes(meta: &ModelMeta, net: &Net) -> Result<Vec<u8>, NnError> {
     let header = serde_json::to_vec(meta).map_err(|e| NnError::Burn(e.to_string()))?;
     let weights = net.clone().into_record().into_bytes().map_err(|e| NnError::Burn(e.to_string()))?;
-    let mut out = Vec::with_capacity(32 + header.len() + weights.len());
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    let mut out = Builder::with_capacity(Kind::MODEL, FORMAT_VERSION, 4 + header.len() + weights.len());
     out.extend_from_slice(&(header.len() as u32).to_le_bytes());
     out.extend_from_slice(&header);
-    out.extend_from_slice(&(weights.len() as u64).to_le_bytes());
     out.extend_from_slice(&weights);
-    let sum = fnv1a64(&out);
-    out.extend_from_slice(&sum.to_le_bytes());
-    Ok(out)
+    Ok(out.finish())
 }
 
 /// Writes a model file atomically.
 ///
 /// # Errors
-/// [`NnError::Write`] or a serialisation error.
+/// [`NnError::File`] (a write error naming the file) or a serialisation error.
 pub fn save_model(path: &Path, meta: &ModelMeta, net: &Net) -> Result<(), NnError> {
     let bytes = model_bytes(meta, net)?;
-    atomic_write(path, &bytes).map_err(|source| NnError::Write { path: path.to_path_buf(), source })
+    Ok(mancala_container::write_bytes(path, &bytes)?)
 }
 
 /// Reads and checks the metadata and the raw weights of a model file.
@@ -91,47 +95,74 @@ pub fn save_model(path: &Path, meta: &ModelMeta, net: &Net) -> Result<(), NnErro
 /// Every way a file can be wrong: missing, not a model, truncated, corrupt, another format
 /// or encoding version.
 pub fn read_model_file(path: &Path) -> Result<(ModelMeta, Vec<u8>), NnError> {
-    let bytes = std::fs::read(path).map_err(|source| NnError::Read { path: path.to_path_buf(), source })?;
+    let bytes = mancala_container::read_all(path)?;
     parse_model_bytes(path, &bytes)
 }
 
+/// The metadata and weights of a model file's bytes, in either format version.
 fn parse_model_bytes(path: &Path, bytes: &[u8]) -> Result<(ModelMeta, Vec<u8>), NnError> {
     let p = || path.to_path_buf();
-    let truncated = |what: &str| NnError::Truncated { path: p(), what: what.to_string() };
-    if bytes.len() < 8 || &bytes[..8] != MAGIC {
-        return Err(NnError::NotAModel { path: p() });
-    }
-    if bytes.len() < 16 {
-        return Err(truncated("header cut short"));
-    }
-    let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
-    if version != FORMAT_VERSION {
-        return Err(NnError::FormatVersion { path: p(), found: version, expected: FORMAT_VERSION });
-    }
-    let header_len = u32::from_le_bytes(bytes[12..16].try_into().expect("4 bytes")) as usize;
-    let header_end = 16usize.checked_add(header_len).ok_or_else(|| truncated("bad metadata length"))?;
-    if bytes.len() < header_end + 8 {
-        return Err(truncated("metadata cut short"));
-    }
-    let weights_len = u64::from_le_bytes(bytes[header_end..header_end + 8].try_into().expect("8 bytes")) as usize;
-    let weights_start = header_end + 8;
-    let weights_end = weights_start.checked_add(weights_len).ok_or_else(|| truncated("bad weights length"))?;
-    if bytes.len() < weights_end + 8 {
-        return Err(truncated(&format!("weights need {} bytes, file has {}", weights_end + 8, bytes.len())));
-    }
-    if bytes.len() > weights_end + 8 {
-        return Err(NnError::Checksum { path: p() });
-    }
-    let stored = u64::from_le_bytes(bytes[weights_end..weights_end + 8].try_into().expect("8 bytes"));
-    if stored != fnv1a64(&bytes[..weights_end]) {
-        return Err(NnError::Checksum { path: p() });
-    }
-    let meta: ModelMeta = serde_json::from_slice(&bytes[16..header_end])
-        .map_err(|e| NnError::Metadata { path: p(), reason: e.to_string() })?;
+    let (meta, weights) =
+        if bytes.starts_with(LEGACY_MAGIC) { split_legacy(path, bytes)? } else { split_payload(path, bytes)? };
+    let meta: ModelMeta =
+        serde_json::from_slice(meta).map_err(|e| NnError::Metadata { path: p(), reason: e.to_string() })?;
     if meta.encoding_version != ENCODING_VERSION {
         return Err(NnError::EncodingVersion { path: p(), found: meta.encoding_version, expected: ENCODING_VERSION });
     }
-    Ok((meta, bytes[weights_start..weights_end].to_vec()))
+    Ok((meta, weights.to_vec()))
+}
+
+/// The metadata and weights of a container (format version 2).
+fn split_payload<'a>(path: &Path, bytes: &'a [u8]) -> Result<(&'a [u8], &'a [u8]), NnError> {
+    let payload = mancala_container::decode(path, bytes, Kind::MODEL, &SUPPORTED_VERSIONS)?.payload;
+    // The checksum passed, so a length that does not fit was written that way: corrupt metadata.
+    let bad = |reason: String| NnError::Metadata { path: path.to_path_buf(), reason };
+    let len = payload.get(..4).ok_or_else(|| bad("the payload is too short for the metadata length".into()))?;
+    let len = u32::from_le_bytes(len.try_into().expect("4 bytes")) as usize;
+    let rest = &payload[4..];
+    if len > rest.len() {
+        return Err(bad(format!("the metadata length {len} is more than the {} bytes left", rest.len())));
+    }
+    Ok(rest.split_at(len))
+}
+
+/// The metadata and weights of a file of format version 1, from before the container, with
+/// its own framing and an FNV-1a-64 checksum; its errors are the container's, so a caller
+/// sees one set.
+fn split_legacy<'a>(path: &Path, bytes: &'a [u8]) -> Result<(&'a [u8], &'a [u8]), NnError> {
+    let p = || path.to_path_buf();
+    let actual = bytes.len() as u64;
+    let truncated =
+        |what, expected: usize| ContainerError::Truncated { path: p(), what, expected: expected as u64, actual };
+    let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+    let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+    if bytes.len() < 16 {
+        return Err(truncated("the header", 16).into());
+    }
+    let version = u32_at(8);
+    if version != LEGACY_VERSION {
+        let supported = Versions(SUPPORTED_VERSIONS.to_vec());
+        return Err(ContainerError::UnsupportedVersion { path: p(), kind: "model", found: version, supported }.into());
+    }
+    let header_end = 16usize.saturating_add(u32_at(12) as usize);
+    let weights_start = header_end.saturating_add(8);
+    if bytes.len() < weights_start {
+        return Err(truncated("the metadata", weights_start).into());
+    }
+    // Saturating: a damaged length near u64::MAX is "truncated", not an overflow.
+    let end = usize::try_from(u64_at(header_end)).unwrap_or(usize::MAX).saturating_add(weights_start);
+    let total = end.saturating_add(8);
+    if bytes.len() < total {
+        return Err(truncated("the weights", total).into());
+    }
+    if bytes.len() > total {
+        return Err(ContainerError::TrailingBytes { path: p(), expected: total as u64, actual }.into());
+    }
+    let (stored, computed) = (u64_at(end), fnv1a64(&bytes[..end]));
+    if stored != computed {
+        return Err(ContainerError::Checksum { path: p(), part: "file", stored, computed }.into());
+    }
+    Ok((&bytes[16..header_end], &bytes[weights_start..end]))
 }
 
 /// Builds the network of `meta` on `device` and loads `weights` into it.

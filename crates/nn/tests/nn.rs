@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use burn::prelude::*;
+use mancala_container::ContainerError;
 use mancala_mcts::{Evaluator, Search, SearchConfig};
 use mancala_nn::cpu::CpuMlp;
 use mancala_nn::file::{FORMAT_VERSION, model_bytes};
@@ -161,27 +162,26 @@ fn every_bad_model_file_has_its_error() {
     let load = |p: &PathBuf| load_model(p, Some(&game.rules_string()), Some(&config), &dev).map(|_| ());
 
     let missing = temp_path(&dir, "missing.mzm");
-    assert!(matches!(load(&missing), Err(NnError::Read { .. })));
+    assert!(matches!(load(&missing), Err(NnError::File(ContainerError::Read { .. }))));
 
     let not_model = write("text.mzm", b"hello, this is not a model at all");
     let e = load(&not_model).unwrap_err();
-    assert!(matches!(e, NnError::NotAModel { .. }), "{e}");
+    assert!(matches!(e, NnError::File(ContainerError::NotAContainer { .. })), "{e}");
     assert!(e.to_string().contains("text.mzm"));
 
     let truncated = write("cut.mzm", &good[..good.len() / 2]);
     let e = load(&truncated).unwrap_err();
-    assert!(matches!(e, NnError::Truncated { .. }), "{e}");
+    assert!(matches!(e, NnError::File(ContainerError::Truncated { .. })), "{e}");
 
     let mut flipped = good.clone();
     let mid = flipped.len() - 100;
     flipped[mid] ^= 0x40;
     let e = load(&write("flip.mzm", &flipped)).unwrap_err();
-    assert!(matches!(e, NnError::Checksum { .. }), "{e}");
+    assert!(matches!(e, NnError::File(ContainerError::Checksum { .. })), "{e}");
 
-    let mut version = good.clone();
-    version[8..12].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
+    let version = mancala_container::encode(mancala_container::Kind::MODEL, FORMAT_VERSION + 1, &good[32..]);
     let e = load(&write("version.mzm", &version)).unwrap_err();
-    assert!(matches!(e, NnError::FormatVersion { .. }), "{e}");
+    assert!(matches!(e, NnError::File(ContainerError::UnsupportedVersion { .. })), "{e}");
 
     let mut old = meta.clone();
     old.encoding_version = ENCODING_VERSION + 1;
