@@ -31,7 +31,8 @@ pub struct SearchConfig {
     /// First-play urgency: an unvisited child counts as the parent's value minus this.
     pub fpu_reduction: f32,
     pub root: RootKind,
-    /// Dirichlet noise at the root (self-play only).
+    /// Dirichlet noise at a PUCT root (self-play only); a Gumbel root explores by its Gumbel
+    /// draws and takes none, since it reads the priors as the logits of its policy target.
     pub dirichlet_noise: bool,
     /// Dirichlet alpha = `dirichlet_alpha_total / number of legal moves`.
     pub dirichlet_alpha_total: f32,

@@ -19,7 +19,12 @@ pub(crate) struct GumbelRoot {
     logit: Vec<f32>,
     /// Child offsets still considered.
     considered: Vec<u8>,
-    /// Visits each considered child should have by the end of the current phase.
+    /// Visits each root child had when this move's search began: with tree reuse the new
+    /// root's children keep the visits of the last move's search, and the halving schedule
+    /// counts only this move's, so that every phase still spends its share on each
+    /// considered action instead of passing over the ones that already have visits.
+    before: Vec<u32>,
+    /// This move's visits each considered child should have by the end of the current phase.
     target: u32,
     phases: u32,
     /// Simulations the schedule shares out: the move's budget less what was spent before the
@@ -48,6 +53,8 @@ impl GumbelRoot {
         }
         self.gumbel.clear();
         self.logit.clear();
+        self.before.clear();
+        self.before.extend(kids.clone().map(|c| tree.visits(c)));
         let dist = Gumbel::new(0.0f32, 1.0).expect("valid Gumbel");
         for c in kids {
             self.gumbel.push(dist.sample(rng));
@@ -84,11 +91,11 @@ impl GumbelRoot {
             let next = self
                 .considered
                 .iter()
-                .map(|&k| root_child(tree, k))
-                .filter(|&c| tree.visits(c) + tree.in_flight(c) < target)
-                .min_by_key(|&c| tree.visits(c) + tree.in_flight(c));
-            if let Some(c) = next {
-                return c;
+                .map(|&k| (k, self.visits_now(tree, k)))
+                .filter(|&(_, n)| n < target)
+                .min_by_key(|&(_, n)| n);
+            if let Some((k, _)) = next {
+                return root_child(tree, k);
             }
             // Phase over: keep the better half, or keep visiting the last one.
             if self.considered.len() > 1 {
@@ -101,6 +108,12 @@ impl GumbelRoot {
             let add = self.phase_budget(self.considered.len());
             self.target += add;
         }
+    }
+
+    /// This move's visits of root child `k`, counting those on their way.
+    fn visits_now<G: Game>(&self, tree: &Tree<G>, k: u8) -> u32 {
+        let c = root_child(tree, k);
+        tree.visits(c) + tree.in_flight(c) - self.before[usize::from(k)]
     }
 
     /// g + logit + sigma(q) of root child `k` (Danihelka et al. 2022); an unvisited

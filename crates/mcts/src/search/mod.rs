@@ -154,12 +154,15 @@ impl<G: Game> Search<G> {
     }
 
     /// Root noise and the Gumbel schedule, once the root has children.
+    ///
+    /// A Gumbel root takes no Dirichlet noise: its Gumbel draws are its exploration, and it
+    /// reads the priors as the logits of its improved policy, the training target, which
+    /// would then learn the noise (Danihelka et al. 2022 and mctx add none).
     fn prepare_root(&mut self) {
-        if self.config.dirichlet_noise {
-            noise::add_dirichlet_noise(&mut self.tree, &self.config, &mut self.rng);
-        }
         if self.config.root == RootKind::Gumbel {
             self.gumbel.start(&self.tree, &self.config, self.sims_done, &mut self.rng);
+        } else if self.config.dirichlet_noise {
+            noise::add_dirichlet_noise(&mut self.tree, &self.config, &mut self.rng);
         }
     }
 
