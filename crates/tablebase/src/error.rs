@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use mancala_container::ContainerError;
 use mancala_rules::{Player, SetupError};
 use thiserror::Error;
 
@@ -19,30 +20,18 @@ pub enum TablebaseError {
         #[source]
         source: SetupError,
     },
-    #[error("cannot read {path}")]
-    Read {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("cannot write {path}")]
-    Write {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("not a mancala-zero tablebase: the file does not start with the magic bytes MZTBASE")]
-    BadMagic,
-    #[error("tablebase format version {found} is not supported (this build reads version {supported})")]
-    Version { found: u32, supported: u32 },
-    #[error("tablebase file is truncated: {what} needs {needed} bytes, only {available} are left")]
-    Truncated { what: &'static str, needed: u64, available: u64 },
-    #[error("tablebase file has {extra} bytes after the checksum")]
-    TrailingBytes { extra: u64 },
-    #[error("tablebase checksum mismatch: stored {stored:016x}, computed {computed:016x} (the file is corrupt)")]
-    Checksum { stored: u64, computed: u64 },
-    #[error("tablebase header is inconsistent: {reason}")]
-    Header { reason: String },
+    /// Reading or writing the file, or its framing: missing, not a tablebase, another format
+    /// version, truncated, checksum mismatch (the container's errors, each naming the file).
+    #[error(transparent)]
+    // No `From`: with a second conversion into this type, the `?` in the builder's closures
+    // could no longer infer their error type.
+    File(ContainerError),
+    #[error(
+        "{path} is a tablebase in the old format (version 1, before the shared container); rebuild it, in seconds: {rebuild}"
+    )]
+    OldFormat { path: PathBuf, rebuild: String },
+    #[error("the tablebase header of {path} is inconsistent: {reason}")]
+    Header { path: PathBuf, reason: String },
     #[error("the database is for '{database}', not for '{game}'")]
     WrongGame { database: String, game: String },
 }

@@ -139,8 +139,8 @@ impl Tablebase {
     /// Reads a database file.
     ///
     /// # Errors
-    /// [`TablebaseError`] naming why the file is refused (I/O, magic, version, truncation,
-    /// header, checksum).
+    /// [`TablebaseError`] naming the file and why it is refused (I/O, not a tablebase,
+    /// version, old format, truncation, checksum, header).
     pub fn read(path: &Path) -> Result<Tablebase, TablebaseError> {
         format::read(path)
     }
@@ -148,7 +148,7 @@ impl Tablebase {
     /// Writes the database to `path` (atomically: a temporary file renamed into place).
     ///
     /// # Errors
-    /// [`TablebaseError::Write`].
+    /// [`TablebaseError::File`] naming the path.
     pub fn write(&self, path: &Path) -> Result<(), TablebaseError> {
         format::write(self, path)
     }
