@@ -1,14 +1,18 @@
 //! Shard files: the training rows of a batch of self-play games, compressed and checksummed.
 //!
-//! Layout (little-endian), one line a field:
-//! - 8 bytes magic `MZSHARD\0`;
-//! - u32 format version ([`SHARD_VERSION`]);
+//! A shard is a `mancala_container` of kind `SHRD`, format version [`SHARD_VERSION`]; the
+//! container does the magic, version, length and checksum. Its payload (little-endian), one
+//! line a field:
 //! - u32 input encoding version (`mancala_nn::ENCODING_VERSION` when written);
 //! - u32 length of the header, then the header as JSON ([`ShardHeader`]);
-//! - u64 length of the payload, then the payload: the rows, deflate-compressed; each row is
+//! - the rows, deflate-compressed: the rest of the payload; each row is
 //!   `inputs` f32 x header.inputs, `legal` u64, `policy` f32 x header.actions,
-//!   `search_value` f32, `outcome` f32, `margin` f32;
-//! - u64 FNV-1a-64 checksum of every byte before it.
+//!   `search_value` f32, `outcome` f32, `margin` f32.
+//!
+//! Shards of format version 1, from before the container, are still read, so a run started
+//! before it resumes with its replay window whole: 8 bytes magic `MZSHARD\0`, u32 version 1,
+//! u32 encoding version, u32 header length, header, u64 rows length, rows, u64 FNV-1a-64
+//! checksum of every byte before it. Nothing writes them any more.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -16,15 +20,20 @@ use std::path::{Path, PathBuf};
 use flate2::Compression;
 use flate2::read::DeflateDecoder;
 use flate2::write::DeflateEncoder;
+use mancala_container::{Builder, ContainerError, Kind, Versions, fnv1a64};
 use mancala_nn::ENCODING_VERSION;
-use mancala_nn::fsutil::{atomic_write, fnv1a64};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::record::Row;
 
-pub const SHARD_MAGIC: &[u8; 8] = b"MZSHARD\0";
-pub const SHARD_VERSION: u32 = 1;
+/// The format version new shards are written in (1 was the framing before the container).
+pub const SHARD_VERSION: u32 = 2;
+/// Every format version this build reads.
+pub const SUPPORTED_VERSIONS: [u32; 2] = [LEGACY_VERSION, SHARD_VERSION];
+/// The magic bytes and format version of the shards written before the container.
+pub const LEGACY_MAGIC: &[u8; 8] = b"MZSHARD\0";
+pub const LEGACY_VERSION: u32 = 1;
 
 /// What a shard holds.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -41,16 +50,13 @@ pub struct ShardHeader {
 /// A shard that cannot be used; every variant names the file.
 #[derive(Debug, Error)]
 pub enum ShardError {
-    #[error("cannot read shard {path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
-    #[error("{path} is not a shard file (bad magic bytes)")]
-    NotAShard { path: PathBuf },
-    #[error("shard {path} is truncated: {what}")]
-    Truncated { path: PathBuf, what: String },
+    /// Reading or writing the file, or its framing: missing, not a shard, another format
+    /// version, truncated, checksum mismatch (the container's errors, each naming the file).
+    #[error(transparent)]
+    File(#[from] ContainerError),
+    /// The checksum passed but the content does not add up (it was written wrong).
     #[error("shard {path} is corrupt: {what}")]
     Corrupt { path: PathBuf, what: String },
-    #[error("shard {path} has format version {found}, this build reads {expected}")]
-    Version { path: PathBuf, found: u32, expected: u32 },
     #[error("shard {path} was encoded with input encoding version {found}, this build uses {expected}")]
     Encoding { path: PathBuf, found: u32, expected: u32 },
     #[error("shard {path} is for '{found}', the run plays '{expected}'")]
@@ -63,6 +69,11 @@ fn row_bytes(inputs: usize, actions: usize) -> usize {
 
 /// Serialises rows into shard bytes.
 pub fn shard_bytes(header: &ShardHeader, rows: &[Row]) -> Vec<u8> {
+    let head = serde_json::to_vec(header).expect("the header serialises");
+    let mut out = Builder::new(Kind::SHARD, SHARD_VERSION);
+    out.extend_from_slice(&ENCODING_VERSION.to_le_bytes());
+    out.extend_from_slice(&(head.len() as u32).to_le_bytes());
+    out.extend_from_slice(&head);
     let mut raw = Vec::with_capacity(rows.len() * row_bytes(header.inputs, header.actions));
     for r in rows {
         debug_assert_eq!(r.inputs.len(), header.inputs);
@@ -74,21 +85,10 @@ pub fn shard_bytes(header: &ShardHeader, rows: &[Row]) -> Vec<u8> {
             raw.extend_from_slice(&x.to_le_bytes());
         }
     }
-    let mut enc = DeflateEncoder::new(Vec::new(), Compression::fast());
+    // The rows are compressed straight into the container's buffer.
+    let mut enc = DeflateEncoder::new(out, Compression::fast());
     enc.write_all(&raw).expect("writing to memory cannot fail");
-    let payload = enc.finish().expect("writing to memory cannot fail");
-    let head = serde_json::to_vec(header).expect("the header serialises");
-    let mut out = Vec::with_capacity(payload.len() + head.len() + 40);
-    out.extend_from_slice(SHARD_MAGIC);
-    out.extend_from_slice(&SHARD_VERSION.to_le_bytes());
-    out.extend_from_slice(&ENCODING_VERSION.to_le_bytes());
-    out.extend_from_slice(&(head.len() as u32).to_le_bytes());
-    out.extend_from_slice(&head);
-    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    out.extend_from_slice(&payload);
-    let sum = fnv1a64(&out);
-    out.extend_from_slice(&sum.to_le_bytes());
-    out
+    enc.finish().expect("writing to memory cannot fail").finish()
 }
 
 /// Writes a shard atomically.
@@ -96,7 +96,7 @@ pub fn shard_bytes(header: &ShardHeader, rows: &[Row]) -> Vec<u8> {
 /// # Errors
 /// Any I/O error, naming the file.
 pub fn write_shard(path: &Path, header: &ShardHeader, rows: &[Row]) -> Result<(), ShardError> {
-    atomic_write(path, &shard_bytes(header, rows)).map_err(|source| ShardError::Io { path: path.to_path_buf(), source })
+    Ok(mancala_container::write_bytes(path, &shard_bytes(header, rows))?)
 }
 
 /// Reads a shard, checking everything; `rules`, when given, must match its game.
@@ -104,7 +104,7 @@ pub fn write_shard(path: &Path, header: &ShardHeader, rows: &[Row]) -> Result<()
 /// # Errors
 /// [`ShardError`] naming the file and the problem.
 pub fn read_shard(path: &Path, rules: Option<&str>) -> Result<(ShardHeader, Vec<Row>), ShardError> {
-    let bytes = std::fs::read(path).map_err(|source| ShardError::Io { path: path.to_path_buf(), source })?;
+    let bytes = mancala_container::read_all(path)?;
     parse_shard(path, &bytes, rules)
 }
 
@@ -115,46 +115,20 @@ pub fn read_shard(path: &Path, rules: Option<&str>) -> Result<(ShardHeader, Vec<
 /// As [`read_shard`].
 pub fn parse_shard(path: &Path, bytes: &[u8], rules: Option<&str>) -> Result<(ShardHeader, Vec<Row>), ShardError> {
     let p = || path.to_path_buf();
-    let truncated = |what: &str| ShardError::Truncated { path: p(), what: what.to_string() };
-    let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
-    let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
-    if bytes.len() < 8 || &bytes[..8] != SHARD_MAGIC {
-        return Err(ShardError::NotAShard { path: p() });
-    }
-    if bytes.len() < 20 {
-        return Err(truncated("header cut short"));
-    }
-    let version = u32_at(8);
-    if version != SHARD_VERSION {
-        return Err(ShardError::Version { path: p(), found: version, expected: SHARD_VERSION });
-    }
-    let encoding = u32_at(12);
-    let head_len = u32_at(16) as usize;
-    let head_end = 20 + head_len;
-    if bytes.len() < head_end + 8 {
-        return Err(truncated("header cut short"));
-    }
-    let payload_len = u64_at(head_end) as usize;
-    let payload_start = head_end + 8;
-    let payload_end = payload_start.checked_add(payload_len).ok_or_else(|| truncated("bad payload length"))?;
-    if bytes.len() < payload_end + 8 {
-        return Err(truncated(&format!("payload needs {} bytes, file has {}", payload_end + 8, bytes.len())));
-    }
-    if bytes.len() != payload_end + 8 || u64_at(payload_end) != fnv1a64(&bytes[..payload_end]) {
-        return Err(ShardError::Corrupt { path: p(), what: "checksum mismatch".into() });
-    }
+    let Parts { encoding, header, rows: compressed } =
+        if bytes.starts_with(LEGACY_MAGIC) { split_legacy(path, bytes)? } else { split_payload(path, bytes)? };
     if encoding != ENCODING_VERSION {
         return Err(ShardError::Encoding { path: p(), found: encoding, expected: ENCODING_VERSION });
     }
-    let header: ShardHeader = serde_json::from_slice(&bytes[20..head_end])
-        .map_err(|e| ShardError::Corrupt { path: p(), what: format!("header: {e}") })?;
+    let header: ShardHeader =
+        serde_json::from_slice(header).map_err(|e| ShardError::Corrupt { path: p(), what: format!("header: {e}") })?;
     if let Some(r) = rules
         && header.rules != r
     {
         return Err(ShardError::WrongGame { path: p(), found: header.rules.clone(), expected: r.to_string() });
     }
     let mut raw = Vec::new();
-    DeflateDecoder::new(&bytes[payload_start..payload_end])
+    DeflateDecoder::new(compressed)
         .read_to_end(&mut raw)
         .map_err(|e| ShardError::Corrupt { path: p(), what: format!("payload: {e}") })?;
     let size = row_bytes(header.inputs, header.actions);
@@ -184,4 +158,68 @@ pub fn parse_shard(path: &Path, bytes: &[u8], rules: Option<&str>) -> Result<(Sh
         });
     }
     Ok((header, rows))
+}
+
+/// A checked shard's fields, before the header is parsed and the rows decompressed.
+struct Parts<'a> {
+    encoding: u32,
+    header: &'a [u8],
+    rows: &'a [u8],
+}
+
+/// The fields of a container (format version 2).
+fn split_payload<'a>(path: &Path, bytes: &'a [u8]) -> Result<Parts<'a>, ShardError> {
+    let payload = mancala_container::decode(path, bytes, Kind::SHARD, &SUPPORTED_VERSIONS)?.payload;
+    // The checksum passed, so lengths that do not fit were written that way: corrupt.
+    let corrupt = |what: String| ShardError::Corrupt { path: path.to_path_buf(), what };
+    if payload.len() < 8 {
+        return Err(corrupt(format!("{} payload bytes, too few for its two lengths", payload.len())));
+    }
+    let encoding = u32::from_le_bytes(payload[0..4].try_into().expect("4 bytes"));
+    let head_len = u32::from_le_bytes(payload[4..8].try_into().expect("4 bytes")) as usize;
+    let rest = &payload[8..];
+    if head_len > rest.len() {
+        return Err(corrupt(format!("a header of {head_len} bytes in the {} bytes left", rest.len())));
+    }
+    let (header, rows) = rest.split_at(head_len);
+    Ok(Parts { encoding, header, rows })
+}
+
+/// The fields of a shard of format version 1, from before the container, with its own
+/// framing and an FNV-1a-64 checksum; its errors are the container's, so a caller sees one set.
+fn split_legacy<'a>(path: &Path, bytes: &'a [u8]) -> Result<Parts<'a>, ShardError> {
+    let p = || path.to_path_buf();
+    let actual = bytes.len() as u64;
+    let truncated =
+        |what, expected: usize| ContainerError::Truncated { path: p(), what, expected: expected as u64, actual };
+    let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+    let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+    if bytes.len() < 20 {
+        return Err(truncated("the header", 20).into());
+    }
+    let version = u32_at(8);
+    if version != LEGACY_VERSION {
+        let supported = Versions(SUPPORTED_VERSIONS.to_vec());
+        let e = ContainerError::UnsupportedVersion { path: p(), kind: Kind::SHARD.name(), found: version, supported };
+        return Err(e.into());
+    }
+    let head_end = 20usize.saturating_add(u32_at(16) as usize);
+    let rows_start = head_end.saturating_add(8);
+    if bytes.len() < rows_start {
+        return Err(truncated("the header", rows_start).into());
+    }
+    // Saturating: a damaged length near u64::MAX is "truncated", not an overflow.
+    let end = usize::try_from(u64_at(head_end)).unwrap_or(usize::MAX).saturating_add(rows_start);
+    let total = end.saturating_add(8);
+    if bytes.len() < total {
+        return Err(truncated("the rows", total).into());
+    }
+    if bytes.len() > total {
+        return Err(ContainerError::TrailingBytes { path: p(), expected: total as u64, actual }.into());
+    }
+    let (stored, computed) = (u64_at(end), fnv1a64(&bytes[..end]));
+    if stored != computed {
+        return Err(ContainerError::Checksum { path: p(), part: "file", stored, computed }.into());
+    }
+    Ok(Parts { encoding: u32_at(12), header: &bytes[20..head_end], rows: &bytes[rows_start..end] })
 }

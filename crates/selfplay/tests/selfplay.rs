@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use mancala_container::{ContainerError, Kind};
 use mancala_mcts::{SearchConfig, UniformEvaluator};
 use mancala_rules::{AnyGame, Game, Line, parse_rules};
 use mancala_selfplay::{
@@ -124,18 +125,23 @@ fn shards_round_trip_and_every_bad_shard_is_named() {
         assert!(e.to_string().contains(name), "error '{e}' does not name {name}");
         e
     };
-    assert!(matches!(check("cut.shard", &good[..good.len() - 20], None), ShardError::Truncated { .. }));
-    assert!(matches!(check("head.shard", &good[..12], None), ShardError::Truncated { .. }));
+    let truncated = |e| matches!(e, ShardError::File(ContainerError::Truncated { .. }));
+    assert!(truncated(check("cut.shard", &good[..good.len() - 20], None)));
+    assert!(truncated(check("head.shard", &good[..12], None)));
     let mut flipped = good.clone();
     let k = flipped.len() - 12;
     flipped[k] ^= 1;
-    assert!(matches!(check("flip.shard", &flipped, None), ShardError::Corrupt { .. }));
-    assert!(matches!(check("text.shard", b"not a shard", None), ShardError::NotAShard { .. }));
-    let mut version = good.clone();
-    version[8] = 99;
-    assert!(matches!(check("version.shard", &version, None), ShardError::Version { .. }));
+    assert!(matches!(check("flip.shard", &flipped, None), ShardError::File(ContainerError::Checksum { .. })));
+    assert!(matches!(
+        check("text.shard", b"not a shard", None),
+        ShardError::File(ContainerError::NotAContainer { .. })
+    ));
+    let version = mancala_container::encode(Kind::SHARD, 99, &good[mancala_container::HEADER_LEN..]);
+    let e = check("version.shard", &version, None);
+    assert!(matches!(e, ShardError::File(ContainerError::UnsupportedVersion { found: 99, .. })), "{e}");
     assert!(matches!(check("game.shard", &good, Some("oware")), ShardError::WrongGame { .. }));
-    assert!(matches!(read_shard(Path::new("/nonexistent/x.shard"), None), Err(ShardError::Io { .. })));
+    let e = read_shard(Path::new("/nonexistent/x.shard"), None);
+    assert!(matches!(e, Err(ShardError::File(ContainerError::Read { .. }))));
 }
 
 #[test]
