@@ -171,9 +171,11 @@ fn files_that_cannot_be_used_are_refused_by_name() {
     unusable(&oware.game, &format!("{oware_model},tb={d}"), |e| matches!(e, FileError::DatabaseForOtherGame { .. }));
 
     // Files of the wrong kind keep the reader's own words.
-    unusable(&kalah.game, &format!("net:{d}"), |e| {
-        matches!(e, FileError::Model { source: NnError::File(_), .. })
-    });
+    unusable(
+        &kalah.game,
+        &format!("net:{d}"),
+        |e| matches!(e, FileError::Model { source: NnError::File(c), .. } if c.to_string().ends_with("it is a tablebase")),
+    );
     unusable(&kalah.game, &format!("perfect:db={}", kalah.model.display()), |e| {
         matches!(e, FileError::Database { .. })
     });
