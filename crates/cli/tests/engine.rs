@@ -231,7 +231,7 @@ fn every_simple_command_answers_with_its_id() {
 fn the_protocol_example_holds() {
     let out = session(&[], &["game oware", "play D", "position"]);
     assert_eq!(out[1], "=");
-    assert_eq!(out[2], "= north | 0 0 | 4 4 4 0 5 5 5 5 4 4 4 4 | ongoing");
+    assert_eq!(out[2], "= north | 0 0 | 4 4 4 0 5 5 5 5 4 4 4 4 | ongoing | plies=1");
     assert_eq!(out[0], format!("= {}", parse_rules("oware").unwrap().rules_string()));
 }
 

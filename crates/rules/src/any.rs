@@ -168,6 +168,18 @@ impl Game for AnyGame {
         with_pos!(self, pos, |g, p| g.settle_cycle(p))
     }
 
+    fn plies_left(&self, pos: &AnyPosition) -> Option<u16> {
+        with_pos!(self, pos, |g, p| g.plies_left(p))
+    }
+
+    fn bonus_move(&self, pos: &AnyPosition) -> Option<bool> {
+        with_pos!(self, pos, |g, p| g.bonus_move(p))
+    }
+
+    fn starter(&self, pos: &AnyPosition) -> Option<Player> {
+        with_pos!(self, pos, |g, p| g.starter(p))
+    }
+
     fn scores(&self, pos: &AnyPosition) -> ByPlayer<u16> {
         with_pos!(self, pos, |g, p| g.scores(p))
     }

@@ -96,6 +96,31 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
         let _ = pos;
     }
 
+    /// Plies still to be played before a ply rule ends the game (`max_plies`; Oware's
+    /// `cycle=plies:N`, counting plies without a capture): the ply that many plies from now
+    /// ends it, unless something else ends it first. The smallest over the rules' ply rules;
+    /// 0 once a limit is reached. `None` when no ply rule can end a game of these rules
+    /// (Kalah): whether it is `Some` depends on the rules only, never on the position.
+    fn plies_left(&self, pos: &Self::Position) -> Option<u16> {
+        let _ = pos;
+        None
+    }
+
+    /// Whether the side to move makes the extra move of an Ouril grand slam (which must
+    /// leave the opponent a seed). `None` for rules without such a move: whether it is
+    /// `Some` depends on the rules only.
+    fn bonus_move(&self, pos: &Self::Position) -> Option<bool> {
+        let _ = pos;
+        None
+    }
+
+    /// The player who began the game, for rules that look at it (Ba-awa: rule 4 gives them
+    /// the last seeds); `None` for the others, whatever the position.
+    fn starter(&self, pos: &Self::Position) -> Option<Player> {
+        let _ = pos;
+        None
+    }
+
     /// Seeds captured (or in the stores) of each player.
     fn scores(&self, pos: &Self::Position) -> ByPlayer<u16>;
 

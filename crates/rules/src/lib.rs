@@ -12,7 +12,7 @@
 //! line.play_label("D").unwrap();
 //! assert_eq!(
 //!     line.game().to_setup(line.position()).to_string(),
-//!     "north | 0 0 | 4 4 4 0 5 5 5 5 4 4 4 4 | ongoing"
+//!     "north | 0 0 | 4 4 4 0 5 5 5 5 4 4 4 4 | ongoing | plies=1"
 //! );
 //! ```
 

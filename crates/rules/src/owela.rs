@@ -20,8 +20,9 @@
 //!   this game ([`Game::scores`] and the `S0 S1` field of the position line) are the seeds on
 //!   each player's side, and the margin of a finished game is the winner's side minus the
 //!   loser's side (0 when the winner holds fewer).
-//! - The ply count for `max_plies` is part of the position (and of its hash) but not of the
-//!   protocol's position line: [`Game::from_setup`] starts it at 0.
+//! - The ply count for `max_plies` is part of the position (and of its hash) and of the
+//!   protocol's position line (`plies=N`, 0 when not written). A line whose count has
+//!   reached `max_plies` is settled on reading, as after a move; a count past it is refused.
 
 use std::fmt::Write as _;
 
@@ -32,7 +33,7 @@ use crate::moves::{Action, MoveMask};
 use crate::options::{RulesSpec, parse_number, same_key, unknown_key};
 use crate::outcome::{Outcome, Status};
 use crate::player::{ByPlayer, Player};
-use crate::setup::Setup;
+use crate::setup::{KeptState, Setup};
 
 /// The option keys, in canonical order.
 const KEYS: &[&str] = &["columns", "min_sow", "max_relay", "max_plies"];
@@ -350,6 +351,12 @@ impl Game for Owela {
         hash_pits(&pos.pits[..2 * self.loop_len()], pos.side as u64 | u64::from(pos.plies) << 1)
     }
 
+    /// `max_plies` less the plies played: the move that brings the count to `max_plies`
+    /// ends the game (the side with more seeds wins).
+    fn plies_left(&self, pos: &OwelaPosition) -> Option<u16> {
+        Some(self.max_plies.saturating_sub(pos.plies))
+    }
+
     /// The seeds on each player's side (Owela has no captures or stores).
     fn scores(&self, pos: &OwelaPosition) -> ByPlayer<u16> {
         ByPlayer::from_fn(|p| self.side_seeds(pos, p))
@@ -388,7 +395,7 @@ impl Game for Owela {
         }
     }
 
-    /// The scores written are the seeds on each side; the ply count is not written.
+    /// The scores written are the seeds on each side.
     fn to_setup(&self, pos: &OwelaPosition) -> Setup {
         Setup {
             side: pos.side,
@@ -396,11 +403,13 @@ impl Game for Owela {
             pits: self.pits(pos).to_vec(),
             controllers: None,
             status: pos.status.to_string(),
+            plies: pos.plies,
+            ..Setup::default()
         }
     }
 
-    /// Checks the pit count, the seed total and that the scores are the seeds on each side;
-    /// the ply count starts at 0.
+    /// Checks the pit count, the seed total and that the scores are the seeds on each side,
+    /// and reads the ply count (a count at `max_plies` ends the game at once).
     fn from_setup(&self, setup: &Setup) -> Result<OwelaPosition, SetupError> {
         let len = self.loop_len();
         if setup.pits.len() != 2 * len {
@@ -415,8 +424,14 @@ impl Game for Owela {
         if found != u32::from(self.total_seeds()) {
             return Err(SetupError::SeedCount { found, expected: self.total_seeds().into() });
         }
-        let mut pos =
-            OwelaPosition { pits: [0; PIT_ARRAY], side: setup.side, plies: 0, legal: 0, status: Status::Ongoing };
+        setup.check_state("owela", KeptState { max_plies: Some(self.max_plies), ..KeptState::default() })?;
+        let mut pos = OwelaPosition {
+            pits: [0; PIT_ARRAY],
+            side: setup.side,
+            plies: setup.plies,
+            legal: 0,
+            status: Status::Ongoing,
+        };
         pos.pits[..2 * len].copy_from_slice(&setup.pits);
         for side in Player::BOTH {
             let seeds = self.side_seeds(&pos, side);

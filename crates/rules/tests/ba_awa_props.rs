@@ -196,7 +196,7 @@ fn check_position(game: &BaAwa, pos: &BaAwaPosition) {
     for pit in 0..12 {
         assert_eq!(game.controller(pos, pit), pos.controller(pit));
     }
-    // setup round trip (the line keeps all but the ply count and who began)
+    // setup round trip: the whole position, ply count and who began included
     let setup = game.to_setup(pos);
     let text = setup.to_string();
     let reread: Setup = text.parse().unwrap();
@@ -207,6 +207,8 @@ fn check_position(game: &BaAwa, pos: &BaAwaPosition) {
     assert_eq!(back.controllers(), pos.controllers());
     assert_eq!(back.scores(), pos.scores());
     assert_eq!(back.side_to_move(), pos.side_to_move());
+    assert_eq!(back, *pos);
+    assert_eq!(game.hash(&back), game.hash(pos));
     // equal positions hash equal
     let again = game.from_setup(&text.parse().unwrap()).unwrap();
     assert_eq!(again, back);
@@ -332,7 +334,8 @@ fn next_game_gives_one_pit_per_four_seeds_own_row_first() {
         assert_eq!(next.side_to_move(), N);
         assert_eq!(
             game.to_setup(&next).to_string(),
-            format!("north | 0 0 | 4 4 4 4 4 4 4 4 4 4 4 4 | ongoing | {want}")
+            // North began this game: the line says so, so that rule 4 reads back the same.
+            format!("north | 0 0 | 4 4 4 4 4 4 4 4 4 4 4 4 | ongoing | {want} | starter=north")
         );
         assert!(!game.match_over(&finished(&game, south, north)));
         // North, to move, may name pit a only while it controls it.

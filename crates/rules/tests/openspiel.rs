@@ -17,7 +17,7 @@
 use std::fs;
 use std::path::Path;
 
-use mancala_rules::{Game, Line, Player, parse_rules};
+use mancala_rules::{Game, Line, Player, Setup, parse_rules};
 use serde_json::Value;
 
 struct Recorded {
@@ -84,6 +84,8 @@ fn replay(rules: &str, index: usize, rec: &Recorded) -> Result<(), String> {
     if start != expected_start {
         return Err(format!("{}: start position\n  expected: {expected_start}\n  got:      {start}", at(0)));
     }
+    // OpenSpiel's lines carry no ply count; ours, for `max_plies`, is the moves played so far.
+    let counts_plies = line.game().plies_left(line.position()).is_some();
     for (ply, mv) in rec.moves.iter().enumerate() {
         let side = line.side_to_move();
         let ours: Vec<String> = line.legal_moves().iter().map(|a| line.game().move_label(side, a)).collect();
@@ -99,17 +101,18 @@ fn replay(rules: &str, index: usize, rec: &Recorded) -> Result<(), String> {
             return Err(format!("{}: move {mv} refused: {e}", at(ply)));
         }
         let got = line.game().to_setup(line.position()).to_string();
-        if got != rec.positions[ply] {
+        let mut want: Setup =
+            rec.positions[ply].parse().map_err(|e| format!("{}: recorded position: {e}", at(ply + 1)))?;
+        if counts_plies {
+            want.plies = u16::try_from(ply + 1).expect("recorded games are shorter than 65536 plies");
+        }
+        if got != want.to_string() {
             let last = if ply + 1 == rec.moves.len() {
                 format!(" (the final position; OpenSpiel's own last board: {})", rec.openspiel_final)
             } else {
                 String::new()
             };
-            return Err(format!(
-                "{}: position after {mv}{last}\n  expected: {}\n  got:      {got}",
-                at(ply),
-                rec.positions[ply]
-            ));
+            return Err(format!("{}: position after {mv}{last}\n  expected: {}\n  got:      {got}", at(ply), want));
         }
     }
     let status = line.status();

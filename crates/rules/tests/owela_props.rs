@@ -65,7 +65,7 @@ fn check_position(game: &Owela, pos: &<Owela as Game>::Position) -> Result<(), T
     let copy = *pos;
     prop_assert_eq!(game.hash(&copy), game.hash(pos));
 
-    // The position line round trips (the ply count is not written: it restarts at 0).
+    // The position line round trips, ply count included: the same position, hash and all.
     let setup = game.to_setup(pos);
     let text = setup.to_string();
     let parsed: Setup = text.parse().map_err(|e: SetupError| TestCaseError::fail(e.to_string()))?;
@@ -76,6 +76,8 @@ fn check_position(game: &Owela, pos: &<Owela as Game>::Position) -> Result<(), T
     if game.status(pos) == Status::Ongoing {
         prop_assert_eq!(game.to_setup(&back), setup);
         prop_assert_eq!(game.legal_moves(&back), legal);
+        prop_assert_eq!(back, *pos);
+        prop_assert_eq!(game.hash(&back), game.hash(pos));
     }
     Ok(())
 }

@@ -10,7 +10,8 @@
 //! legal: A B F                               the legal moves' labels, in index order ('-': none)
 //! play: D e                                  plays these moves in order (must be legal)
 //! illegal: A ~ empty                         this move is refused; the error contains 'empty'
-//! expect: north | 0 0 | 4 4 ... | ongoing    the current position line
+//! expect: north | 0 0 | 4 4 ... | ongoing    the current position line (the ply count, `plies=N`,
+//!                                            only when the line gives one)
 //! result: south+4                            the current status (ongoing, draw, south+N, north+N)
 //! side: north                                the side to move
 //! ```
@@ -125,9 +126,14 @@ fn run_case(case: &Case) -> Result<(), String> {
             "expect" => {
                 need_line(&mut line, &game)?;
                 let l = line.as_ref().unwrap();
-                let got = l.game().to_setup(l.position()).to_string();
+                let mut got = l.game().to_setup(l.position());
                 let want: Setup = value.parse().map_err(|e| format!("{at}: {e}"))?;
-                if got != want.to_string() {
+                // A line worked out by hand is about the board; the ply count is only the
+                // moves played since the set-up, checked where a case is about it.
+                if want.plies == 0 {
+                    got.plies = 0;
+                }
+                if got.to_string() != want.to_string() {
                     return Err(format!("{at}:\n   got {got}\n  want {want}"));
                 }
             }

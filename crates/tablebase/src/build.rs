@@ -167,6 +167,7 @@ fn generate_moves<G: Game>(
                 pits: vec![0; ix.pits()],
                 controllers: None,
                 status: "ongoing".into(),
+                ..Setup::default()
             };
             for rank in first_board..last_board {
                 ix.unrank(rank, seeds, &mut setup.pits);
@@ -318,6 +319,7 @@ fn settle_layer<G: Game>(
             pits: vec![0; ix.pits()],
             controllers: None,
             status: "ongoing".into(),
+            ..Setup::default()
         };
         for (i, value) in out.iter_mut().enumerate() {
             let slot = first + i;

@@ -35,6 +35,7 @@ pub fn sample_positions<G: Game>(game: &G, tablebase: &Tablebase, count: usize, 
         pits: vec![0; ix.pits()],
         controllers: None,
         status: "ongoing".into(),
+        ..Setup::default()
     };
     let mut out = Vec::with_capacity(count);
     // Every layer from 1 seed up holds ongoing positions, so this ends; the bound only

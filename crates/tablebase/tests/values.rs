@@ -34,7 +34,8 @@ fn every_board(pits: usize, seeds: usize) -> Vec<Vec<u8>> {
 fn position<G: Game>(game: &G, board: &[u8], side: Player) -> (G::Position, ByPlayer<u16>) {
     let seeds: usize = board.iter().map(|&c| usize::from(c)).sum();
     let scores = endgame_scores(game.total_seeds(), seeds);
-    let setup = Setup { side, scores, pits: board.to_vec(), controllers: None, status: "ongoing".into() };
+    let setup =
+        Setup { side, scores, pits: board.to_vec(), controllers: None, status: "ongoing".into(), ..Setup::default() };
     (game.from_setup(&setup).unwrap(), scores)
 }
 

@@ -138,6 +138,7 @@ impl Game for ToyGame {
             pits: vec![0],
             controllers: None,
             status: "ongoing".into(),
+            ..Setup::default()
         }
     }
     fn from_setup(&self, setup: &Setup) -> Result<ToyPos, SetupError> {

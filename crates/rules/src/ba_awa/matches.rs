@@ -154,9 +154,10 @@ impl BaAwa {
     /// let line = "north | 28 20 | 0 0 0 0 0 0 0 0 0 0 0 0 | south+8 | s s s s s s n n n n n n";
     /// let finished = game.from_setup(&line.parse::<Setup>().unwrap()).unwrap();
     /// let next = game.next_game(&finished).unwrap();
+    /// // North begins the next game, and the line says so.
     /// assert_eq!(
     ///     game.to_setup(&next).to_string(),
-    ///     "north | 0 0 | 4 4 4 4 4 4 4 4 4 4 4 4 | ongoing | s s s s s s s n n n n n"
+    ///     "north | 0 0 | 4 4 4 4 4 4 4 4 4 4 4 4 | ongoing | s s s s s s s n n n n n | starter=north"
     /// );
     /// ```
     pub fn next_game(&self, finished: &BaAwaPosition) -> Option<BaAwaPosition> {

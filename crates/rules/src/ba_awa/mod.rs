@@ -11,17 +11,20 @@
 //! line.play_label("A").unwrap();
 //! assert_eq!(
 //!     line.game().to_setup(line.position()).to_string(),
-//!     "north | 0 0 | 2 7 1 6 1 6 6 6 0 1 6 6 | ongoing | s s s s s s n n n n n n"
+//!     "north | 0 0 | 2 7 1 6 1 6 6 6 0 1 6 6 | ongoing | s s s s s s n n n n n n | plies=1"
 //! );
 //! ```
 //!
 //! Open points decided here:
-//! - The position line does not say who began the game; [`Game::from_setup`] takes South
-//!   (true of every single game; in a match, games that North began lose this).
+//! - The position line says who began the game with `starter=north`; without it South did
+//!   (true of every single game).
 //! - A position line whose side to move controls no non-empty pit is settled on reading
 //!   (rule 4: the opponent takes the seeds left), so every position kept is consistent.
 //! - `max_plies`: the game ends when its ply count reaches `max_plies` (counted from the
-//!   start or from the position read). The ply count is part of the position and its hash.
+//!   start, or as the position line's `plies=N` says). The ply count is part of the
+//!   position and its hash. A line whose count has reached `max_plies` with seeds still on
+//!   the board is settled on reading as that move would have been (each player takes the
+//!   pits they control); a count past it is refused.
 //! - Rule 4's 8-seed end is checked when a move ends, as the rule says: a position read with
 //!   8 seeds or fewer on the board goes on until the next move.
 //! - A game is over exactly when the board is empty (every ending hands the seeds left to a
@@ -41,7 +44,7 @@ use crate::moves::{Action, MoveMask};
 use crate::options::{RulesSpec, parse_bool, parse_choice, parse_number, same_key, unknown_key};
 use crate::outcome::{Outcome, Status};
 use crate::player::{ByPlayer, Player};
-use crate::setup::Setup;
+use crate::setup::{KeptState, Setup};
 use position::{ALL_PITS, north_mask};
 
 /// Who takes a four made while sowing (rule 2, option `fours_to`).
@@ -268,6 +271,16 @@ impl Game for BaAwa {
         mix64(hash_pits(&pos.pits, extra) ^ 0xba_a3a0)
     }
 
+    /// `max_plies` less the plies played: the move that brings the count to `max_plies`
+    /// ends the game.
+    fn plies_left(&self, pos: &BaAwaPosition) -> Option<u16> {
+        Some(self.max_plies.saturating_sub(pos.plies))
+    }
+
+    fn starter(&self, pos: &BaAwaPosition) -> Option<Player> {
+        Some(pos.starter)
+    }
+
     fn scores(&self, pos: &BaAwaPosition) -> ByPlayer<u16> {
         pos.scores
     }
@@ -306,12 +319,18 @@ impl Game for BaAwa {
             pits: pos.pits.to_vec(),
             controllers: Some(pos.controllers().to_vec()),
             status: self.status(pos).to_string(),
+            plies: pos.plies,
+            since_capture: 0,
+            bonus: false,
+            starter: pos.starter,
         }
     }
 
-    /// Reads a position line; the controllers field is required. Who began the game is not
-    /// in the line: South is taken. A side to move that controls no non-empty pit is settled
-    /// at once (rule 4: the opponent takes the seeds left).
+    /// Reads a position line; the controllers field is required, the ply count and who began
+    /// (South unless `starter=north`) are read from the state field. A ply count at
+    /// `max_plies` ends the game at once (each player takes the pits they control); else a
+    /// side to move that controls no non-empty pit is settled at once (rule 4: the opponent
+    /// takes the seeds left).
     fn from_setup(&self, setup: &Setup) -> Result<BaAwaPosition, SetupError> {
         if setup.pits.len() != PITS {
             return Err(SetupError::PitCount { found: setup.pits.len(), expected: PITS });
@@ -322,6 +341,8 @@ impl Game for BaAwa {
         if found != u32::from(TOTAL_SEEDS) {
             return Err(SetupError::SeedCount { found, expected: u32::from(TOTAL_SEEDS) });
         }
+        let kept = KeptState { max_plies: Some(self.max_plies), starter: true, ..KeptState::default() };
+        setup.check_state(PRESET, kept)?;
         let controllers = setup.controllers.as_ref().ok_or_else(|| SetupError::Invalid {
             reason: "a Ba-awa position needs the controllers of its 12 pits: append '| s s s s s s n n n n n n'"
                 .to_string(),
@@ -334,10 +355,15 @@ impl Game for BaAwa {
             scores: setup.scores,
             north_controls: north_mask(controllers),
             side: setup.side,
-            starter: Player::South,
-            plies: 0,
+            starter: setup.starter,
+            plies: setup.plies,
         };
-        pos.settle_if_stuck();
+        if pos.plies >= self.max_plies {
+            let owners = pos.north_controls;
+            pos.sweep(|pit| if owners >> pit & 1 == 1 { Player::North } else { Player::South });
+        } else {
+            pos.settle_if_stuck();
+        }
         Ok(pos)
     }
 

@@ -28,7 +28,7 @@ use crate::moves::{Action, MoveMask};
 use crate::options::RulesSpec;
 use crate::outcome::{Outcome, Status};
 use crate::player::{ByPlayer, Player};
-use crate::setup::Setup;
+use crate::setup::{KeptState, Setup};
 
 /// Pits the position's array holds: two rows of [`MAX_HOUSES`].
 const MAX_PITS: usize = 2 * MAX_HOUSES;
@@ -324,6 +324,7 @@ impl Game for Kalah {
             pits: self.pits(pos).to_vec(),
             controllers: None,
             status: pos.status.to_string(),
+            ..Setup::default()
         }
     }
 
@@ -346,6 +347,8 @@ impl Game for Kalah {
         if found != expected {
             return Err(SetupError::SeedCount { found, expected });
         }
+        // Kalah keeps no state beyond the board: every game ends without a ply limit.
+        setup.check_state("kalah", KeptState::default())?;
         // Every count is at most the total, at most 255.
         let mut pits = [0u8; MAX_PITS];
         pits[..2 * h].copy_from_slice(&setup.pits);

@@ -38,8 +38,10 @@
 //! - A game won by a majority (rule 7) leaves the seeds still on the board there, uncounted.
 //!   OpenSpiel's `oware` instead lets each player take their own row after every game-ending
 //!   move; the winner is the same, only the final scores differ.
-//! - The Ouril bonus-move flag is part of the position but not of the protocol's position
-//!   line: [`Game::from_setup`] reads it as off.
+//! - The position line carries the ply counters (`plies=N`, `since_capture=N`) and the Ouril
+//!   bonus-move flag (`bonus`). A line whose ply count has reached `max_plies` (or whose
+//!   `since_capture` has reached `cycle=plies:N`) is settled on reading, as after a move;
+//!   counts past the limit are refused.
 
 mod board;
 pub mod options;
@@ -53,7 +55,7 @@ use crate::moves::{Action, MoveMask};
 use crate::options::RulesSpec;
 use crate::outcome::{Outcome, Status};
 use crate::player::{ByPlayer, Player};
-use crate::setup::Setup;
+use crate::setup::{KeptState, Setup};
 
 use board::{
     FOUR_OR_MORE, NOT_ONE, OWN_ROW, PITS, capture_row, load_rows, nonzero_mask, nonzero_mask64, row_mask, row_sum,
@@ -546,6 +548,14 @@ impl Oware {
     fn row_labels(&self, side: Player) -> String {
         (0..self.houses).map(|i| self.label(side, i).to_string()).collect::<Vec<_>>().join(", ")
     }
+
+    /// The limit of `cycle=plies:N`, if these rules use it.
+    fn capture_limit(&self) -> Option<u16> {
+        match self.options.cycle {
+            Cycle::Plies(n) => Some(n),
+            Cycle::Repetition => None,
+        }
+    }
 }
 
 impl Game for Oware {
@@ -701,6 +711,18 @@ impl Game for Oware {
         self.collect_rows(pos);
     }
 
+    /// `max_plies` less the plies played, or under `cycle=plies:N` the plies still allowed
+    /// without a capture, whichever is smaller: the move that brings a count to its limit
+    /// ends the game.
+    fn plies_left(&self, pos: &OwarePosition) -> Option<u16> {
+        let left = self.options.max_plies.saturating_sub(pos.plies);
+        Some(self.capture_limit().map_or(left, |n| left.min(n.saturating_sub(pos.since_capture))))
+    }
+
+    fn bonus_move(&self, pos: &OwarePosition) -> Option<bool> {
+        (self.options.grand_slam == GrandSlam::ExtraTurn).then_some(pos.bonus)
+    }
+
     fn scores(&self, pos: &OwarePosition) -> ByPlayer<u16> {
         pos.scores
     }
@@ -751,12 +773,16 @@ impl Game for Oware {
             pits: pos.pits[..2 * self.houses].to_vec(),
             controllers: None,
             status: pos.status.to_string(),
+            plies: pos.plies,
+            since_capture: pos.since_capture,
+            bonus: pos.bonus,
+            starter: Player::South,
         }
     }
 
-    /// Reads a position line. The ply counters start at 0, and the Ouril bonus-move flag
-    /// cannot be written in a position line, so it is off. If the player to move has no
-    /// legal move, rule 5 is applied at once (as after a move).
+    /// Reads a position line with its ply counters and bonus-move flag. The end rules are
+    /// applied at once, as after a move: a count at its limit ends the game, and if the
+    /// player to move has no legal move, rule 5 (or for a bonus move rule 3's fallback).
     fn from_setup(&self, setup: &Setup) -> Result<OwarePosition, SetupError> {
         let n = 2 * self.houses;
         if setup.pits.len() != n {
@@ -765,6 +791,13 @@ impl Game for Oware {
         if setup.controllers.is_some() {
             return Err(SetupError::Invalid { reason: "oware pits have no controllers field".to_string() });
         }
+        let kept = KeptState {
+            max_plies: Some(self.options.max_plies),
+            since_capture_limit: self.capture_limit(),
+            bonus: self.options.grand_slam == GrandSlam::ExtraTurn,
+            starter: false,
+        };
+        setup.check_state(self.preset_name().unwrap_or("these oware rules"), kept)?;
         let found = setup.pits.iter().map(|&c| u32::from(c)).sum::<u32>()
             + u32::from(setup.scores.south)
             + u32::from(setup.scores.north);
@@ -777,10 +810,10 @@ impl Game for Oware {
             pits,
             scores: setup.scores,
             legal: 0,
-            since_capture: 0,
-            plies: 0,
+            since_capture: setup.since_capture,
+            plies: setup.plies,
             side: setup.side,
-            bonus: false,
+            bonus: setup.bonus,
             status: Status::Ongoing,
         };
         self.arrive(&mut pos);
