@@ -19,10 +19,14 @@ pub mod alphabeta;
 pub mod config;
 pub mod evaluator;
 pub mod search;
+pub mod service;
 pub mod tree;
 
 pub use agents::{Agent, AgentError, AgentSpec, SearchAgent, parse_agent};
 pub use config::{RootKind, SearchConfig};
 pub use evaluator::{CachedEvaluator, Evaluator, RolloutEvaluator, UniformEvaluator, random_playout, uniform_policy};
 pub use search::{ChildStats, Search};
+pub use service::{
+    Blocking, InferenceService, ServiceClient, ServiceConfig, ServiceError, ServiceStats, SubmitEvaluator,
+};
 pub use tree::{Children, NodeId, NodeState, Tree};

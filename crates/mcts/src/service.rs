@@ -1,5 +1,7 @@
 //! An inference service: one thread owns an evaluator (the network on its device) and answers
-//! the leaves that many search threads queue, in batches as large as the device likes.
+//! the leaves that many search threads queue, in batches as large as the device likes. It
+//! knows only the [`Evaluator`] seam, so it lives beside the search, and self-play uses it
+//! without building a network library (`mancala-nn` re-exports it as `mancala_nn::service`).
 //!
 //! Why: on a GPU one network call costs about the same for 32 positions as for 1024, so the
 //! leaves of all of a worker's search threads should share calls; on the CPU each thread
@@ -24,9 +26,10 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use mancala_mcts::Evaluator;
 use mancala_rules::{Game, MAX_ACTIONS};
 use thiserror::Error;
+
+use crate::Evaluator;
 
 /// What can go wrong with the service.
 #[derive(Debug, Error)]

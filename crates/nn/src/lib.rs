@@ -14,8 +14,11 @@ pub mod fsutil;
 pub mod model;
 #[cfg(feature = "onnx")]
 pub mod onnx;
-pub mod service;
 pub mod train;
+
+/// The inference service moved to `mancala-mcts` (it needs no network library); its old path
+/// keeps working.
+pub use mancala_mcts::service;
 
 pub use agent::{NeuralAgent, neural_agent};
 pub use device::{DEVICES, inference_device, training_device};

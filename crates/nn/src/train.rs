@@ -76,21 +76,8 @@ impl OptimConfig {
     }
 }
 
-/// A minibatch as flat rows; `n` rows.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Batch {
-    pub n: usize,
-    /// `[n, inputs]`
-    pub inputs: Vec<f32>,
-    /// `[n, actions]`: 1 for legal moves, 0 otherwise.
-    pub legal: Vec<f32>,
-    /// `[n, actions]`: the search's policy target (zero on illegal moves).
-    pub policy: Vec<f32>,
-    /// `[n, 3]`: win, draw, loss target for the player to move.
-    pub wdl: Vec<f32>,
-    /// `[n]`: final margin for the player to move / total seeds.
-    pub margin: Vec<f32>,
-}
+/// The minibatch, defined without burn so self-play can fill it (`mancala-encoding`).
+pub use mancala_encoding::Batch;
 
 /// Loss terms of one step, for logging.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
