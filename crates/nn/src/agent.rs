@@ -10,7 +10,9 @@ use crate::model::Net;
 /// Plays the most visited move of a search guided by a network (no noise).
 pub type NeuralAgent<G> = SearchAgent<G, CachedEvaluator<G, NeuralEvaluator<G>>>;
 
-/// A network-guided agent; `model` must be an inference (`valid()`) model on `device`.
+/// A network-guided agent; `model` must be an inference (`valid()`) model on `device`, made
+/// for this build's input encoding (as [`NeuralEvaluator::new`]). A model file of an older
+/// version: a `SearchAgent` over [`NeuralEvaluator::with_layout`].
 pub fn neural_agent<G: Game>(
     game: &G,
     model: Net,

@@ -1,26 +1,81 @@
 //! Input encoding: every position seen from the mover's seat.
 //!
-//! Layout (version [`ENCODING_VERSION`]), `P` = number of pits, one line a field:
+//! Layout of version 2 ([`ENCODING_VERSION`], what new networks get), `P` = number of pits,
+//! one line a field:
 //! - `[0, P)`: seeds in each pit, mover's pits first (pit order rotated by half the board so
 //!   the mover's first pit comes first), each count times `P / total_seeds` (1.0 = average);
 //! - `[P, 2P)` (Ba-awa only): 1.0 where the mover controls the pit, same order;
-//! - then 2 globals: the mover's and the opponent's score (captures, stores; Owela: seeds on
-//!   each side) divided by the total seeds.
+//! - then the globals: the mover's and the opponent's score (captures, stores; Owela: seeds
+//!   on each side) divided by the total seeds; then, in this order, one for each piece of
+//!   state beyond the board that can change a position's value, present only in the games
+//!   where it can vary (a constant input would teach the network nothing):
+//!   - *bonus move* (Oware with `grand_slam=extra-turn`, Ouril): 1.0 when the mover makes
+//!     the extra move of a grand slam (it must leave the opponent a seed), else 0.0;
+//!   - *mover began* (Ba-awa): 1.0 when the mover began the game, so rule 4 gives the mover
+//!     the last 8 seeds or fewer, else 0.0;
+//!   - *plies left* (games with a ply rule: the Oware family, Ba-awa, Owela):
+//!     `min(plies_left, 64) / 64`, the plies before `max_plies` (or Oware's `cycle=plies:N`)
+//!     ends the game: 1.0 while the end is more than 64 plies away, `1/64` when the next ply
+//!     ends it. Kalah has no ply rule.
+//!
+//! Version 1 is the same without the state globals (two globals for every game); models
+//! made with it are still read and encoded with it ([`layout_for`]).
 //!
 //! Action `a` is the mover's `a`-th pit in this order for every game, so the policy head and
 //! the per-pit inputs line up.
 
 use mancala_rules::{AnyGame, Game, Player};
+use thiserror::Error;
 
-/// Bumped whenever the layout above changes; stored in model files and shards.
-pub const ENCODING_VERSION: u32 = 1;
+/// The version new networks are made with; stored in model files and shards.
+pub const ENCODING_VERSION: u32 = 2;
 
-/// How the flat input vector splits into per-pit channels and globals (for the conv tower).
+/// The versions this build can encode, oldest first: a model of any of them plays.
+pub const ENCODING_VERSIONS: [u32; 2] = [1, 2];
+
+/// Plies to the end of the game at which the *plies left* input starts to fall below 1.0.
+pub const PLY_HORIZON: u16 = 64;
+
+/// An encoding version this build cannot encode.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("input encoding version {version} is not one this build reads ({})", versions_read())]
+pub struct UnknownEncoding {
+    pub version: u32,
+}
+
+/// The versions this build reads, in words (`1, 2`), for error messages.
+pub fn versions_read() -> String {
+    ENCODING_VERSIONS.map(|v| v.to_string()).join(", ")
+}
+
+/// Which state globals (version 2) a layout has, in their order after the two scores.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StateInputs {
+    /// Ouril's bonus move.
+    pub bonus_move: bool,
+    /// Ba-awa: whether the mover began the game.
+    pub mover_began: bool,
+    /// Plies before a ply rule ends the game, clipped at [`PLY_HORIZON`].
+    pub plies_left: bool,
+}
+
+impl StateInputs {
+    fn count(self) -> usize {
+        usize::from(self.bonus_move) + usize::from(self.mover_began) + usize::from(self.plies_left)
+    }
+}
+
+/// How the flat input vector splits into per-pit channels and globals (for the conv tower),
+/// for one encoding version.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout {
+    /// The encoding version this layout writes.
+    pub version: u32,
     pub pits: usize,
     pub pit_channels: usize,
+    /// The two scores and the state inputs.
     pub globals: usize,
+    pub state: StateInputs,
 }
 
 impl Layout {
@@ -29,11 +84,32 @@ impl Layout {
     }
 }
 
-/// The layout for a game.
+/// The layout of this build's version, [`ENCODING_VERSION`], for a game: the one a new
+/// network gets. A network read from a file is encoded with its own version's layout,
+/// [`layout_for`].
 pub fn layout<G: Game>(game: &G) -> Layout {
+    layout_for(game, ENCODING_VERSION).expect("this build encodes its own version")
+}
+
+/// The layout of encoding version `version` for a game.
+///
+/// # Errors
+/// [`UnknownEncoding`] for a version not in [`ENCODING_VERSIONS`].
+pub fn layout_for<G: Game>(game: &G, version: u32) -> Result<Layout, UnknownEncoding> {
     let start = game.start();
     let pits = game.pits(&start).len();
-    Layout { pits, pit_channels: if has_control(game) { 2 } else { 1 }, globals: 2 }
+    let state = match version {
+        1 => StateInputs::default(),
+        // The rules say which state they keep: the answers for the start are `Some` exactly
+        // where a game of these rules can have that state.
+        2 => StateInputs {
+            bonus_move: game.bonus_move(&start).is_some(),
+            mover_began: game.starter(&start).is_some(),
+            plies_left: game.plies_left(&start).is_some(),
+        },
+        _ => return Err(UnknownEncoding { version }),
+    };
+    Ok(Layout { version, pits, pit_channels: if has_control(game) { 2 } else { 1 }, globals: 2 + state.count(), state })
 }
 
 /// Whether pits may be controlled by the player who does not own their row (Ba-awa).
@@ -41,7 +117,7 @@ fn has_control<G: Game>(game: &G) -> bool {
     game.rules_string().starts_with("ba-awa")
 }
 
-/// Writes the features of `pos` into `out` (length `layout(game).inputs()`).
+/// Writes the features of `pos` into `out` (length `layout.inputs()`).
 pub fn encode<G: Game>(game: &G, layout: &Layout, pos: &G::Position, out: &mut [f32]) {
     let side = game.side_to_move(pos);
     let pits = game.pits(pos);
@@ -63,6 +139,20 @@ pub fn encode<G: Game>(game: &G, layout: &Layout, pos: &G::Position, out: &mut [
     let scores = game.scores(pos);
     out[at] = f32::from(scores[side]) / total;
     out[at + 1] = f32::from(scores[side.opponent()]) / total;
+    at += 2;
+    let flag = |on: bool| if on { 1.0 } else { 0.0 };
+    if layout.state.bonus_move {
+        out[at] = flag(game.bonus_move(pos) == Some(true));
+        at += 1;
+    }
+    if layout.state.mover_began {
+        out[at] = flag(game.starter(pos) == Some(side));
+        at += 1;
+    }
+    if layout.state.plies_left {
+        let left = game.plies_left(pos).unwrap_or(PLY_HORIZON).min(PLY_HORIZON);
+        out[at] = f32::from(left) / f32::from(PLY_HORIZON);
+    }
 }
 
 /// Encodes a batch into a flat buffer (cleared first).

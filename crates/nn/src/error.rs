@@ -11,8 +11,14 @@ pub enum NnError {
     /// format version, truncated, corrupt (the container's errors, each naming the file).
     #[error(transparent)]
     File(#[from] ContainerError),
-    #[error("{path} was made with input encoding version {found}; this build uses version {expected}")]
-    EncodingVersion { path: PathBuf, found: u32, expected: u32 },
+    #[error(
+        "{path} was made with input encoding version {found}; this build reads versions {}",
+        crate::encoding::versions_read()
+    )]
+    EncodingVersion { path: PathBuf, found: u32 },
+    /// A layout asked for an encoding version this build does not have.
+    #[error(transparent)]
+    Encoding(#[from] crate::encoding::UnknownEncoding),
     #[error("{path} is a model for '{found}', not for '{expected}'")]
     WrongGame { path: PathBuf, found: String, expected: String },
     #[error("{path} has another network architecture: file {found}, expected {expected}")]

@@ -26,11 +26,37 @@ pub struct NeuralEvaluator<G: Game> {
 }
 
 impl<G: Game> NeuralEvaluator<G> {
-    /// `model` must be a `valid()` (inference) model on `device`.
+    /// A network made for this build's input encoding ([`crate::ENCODING_VERSION`]: a new
+    /// one, or one of a run, which keeps to that version); `model` must be a `valid()`
+    /// (inference) model on `device`. A model read from a file may be older: give it its
+    /// own version's layout with [`NeuralEvaluator::with_layout`].
+    ///
+    /// # Panics
+    /// As [`NeuralEvaluator::with_layout`].
     pub fn new(game: &G, model: Net, device: Device) -> Self {
+        Self::with_layout(game, layout(game), model, device)
+    }
+
+    /// A network that reads positions encoded with `layout` (for a model file:
+    /// `layout_for(game, meta.encoding_version)`).
+    ///
+    /// # Panics
+    /// If the network does not take `layout.inputs()` inputs: a model paired with another
+    /// encoding version's layout, which would otherwise misread every position.
+    pub fn with_layout(game: &G, layout: Layout, model: Net, device: Device) -> Self {
+        assert_eq!(
+            model.inputs(),
+            layout.inputs(),
+            "{}: the network takes {} inputs, input encoding version {} has {}; encode a model with its own \
+             version's layout",
+            game.rules_string(),
+            model.inputs(),
+            layout.version,
+            layout.inputs()
+        );
         let heads = model.heads().fused_policy_wdl();
         let cpu = if device == Device::flex() { CpuMlp::new(&model, &heads) } else { None };
-        NeuralEvaluator { model, heads, device, layout: layout(game), inputs: Vec::new(), cpu, _game: PhantomData }
+        NeuralEvaluator { model, heads, device, layout, inputs: Vec::new(), cpu, _game: PhantomData }
     }
 
     /// The instruction set of the plain-Rust CPU kernel when this evaluator uses it (an MLP

@@ -22,7 +22,7 @@ use burn::tensor::Bytes;
 use mancala_container::{Builder, ContainerError, Kind, Versions, fnv1a64};
 use serde::{Deserialize, Serialize};
 
-use crate::encoding::ENCODING_VERSION;
+use crate::encoding::{ENCODING_VERSION, ENCODING_VERSIONS};
 use crate::error::NnError;
 use crate::model::{Net, NetConfig};
 
@@ -106,8 +106,9 @@ fn parse_model_bytes(path: &Path, bytes: &[u8]) -> Result<(ModelMeta, Vec<u8>), 
         if bytes.starts_with(LEGACY_MAGIC) { split_legacy(path, bytes)? } else { split_payload(path, bytes)? };
     let meta: ModelMeta =
         serde_json::from_slice(meta).map_err(|e| NnError::Metadata { path: p(), reason: e.to_string() })?;
-    if meta.encoding_version != ENCODING_VERSION {
-        return Err(NnError::EncodingVersion { path: p(), found: meta.encoding_version, expected: ENCODING_VERSION });
+    // A model of an older version plays with its own version's layout (`layout_for`).
+    if !ENCODING_VERSIONS.contains(&meta.encoding_version) {
+        return Err(NnError::EncodingVersion { path: p(), found: meta.encoding_version });
     }
     Ok((meta, weights.to_vec()))
 }

@@ -22,7 +22,9 @@ pub use mancala_mcts::service;
 
 pub use agent::{NeuralAgent, neural_agent};
 pub use device::{DEVICES, inference_device, training_device};
-pub use encoding::{ENCODING_VERSION, Layout, encode, encode_batch, layout};
+pub use encoding::{
+    ENCODING_VERSION, ENCODING_VERSIONS, Layout, StateInputs, UnknownEncoding, encode, encode_batch, layout, layout_for,
+};
 pub use error::NnError;
 pub use evaluator::NeuralEvaluator;
 pub use file::{ModelMeta, load_model, model_bytes, model_from_bytes, read_model_file, save_model};

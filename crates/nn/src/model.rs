@@ -103,6 +103,14 @@ impl Net {
         }
     }
 
+    /// The length of the input vector the network takes.
+    pub fn inputs(&self) -> usize {
+        match self {
+            Net::Mlp(m) => m.input.weight.dims()[0],
+            Net::Conv(m) => m.pits * m.pit_channels + m.globals,
+        }
+    }
+
     pub fn heads(&self) -> &Heads {
         match self {
             Net::Mlp(m) => &m.heads,

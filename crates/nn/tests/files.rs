@@ -7,7 +7,9 @@ use burn::prelude::Device;
 use mancala_container::{ContainerError, Kind};
 use mancala_mcts::Evaluator;
 use mancala_nn::file::{FORMAT_VERSION, LEGACY_MAGIC};
-use mancala_nn::{ModelMeta, Net, NeuralEvaluator, NnError, load_model, model_bytes, model_from_bytes, save_model};
+use mancala_nn::{
+    ModelMeta, Net, NeuralEvaluator, NnError, layout_for, load_model, model_bytes, model_from_bytes, save_model,
+};
 use mancala_rules::{AnyGame, Game, Line, parse_rules};
 
 /// The shipped models, as the binary embeds them (crates/cli/src/shipped.rs).
@@ -20,9 +22,11 @@ fn shipped_path(preset: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../checkpoints/shipped/{preset}.mzm"))
 }
 
-/// Policy and value of a few positions, to compare two loads of one network.
-fn outputs(game: &AnyGame, net: &Net) -> (Vec<f32>, Vec<f32>) {
-    let mut ev = NeuralEvaluator::new(game, net.clone(), Device::flex());
+/// Policy and value of a few positions, to compare two loads of one network (encoded with
+/// the model's own input encoding version).
+fn outputs(game: &AnyGame, meta: &ModelMeta, net: &Net) -> (Vec<f32>, Vec<f32>) {
+    let layout = layout_for(game, meta.encoding_version).unwrap();
+    let mut ev = NeuralEvaluator::with_layout(game, layout, net.clone(), Device::flex());
     let mut line = Line::new(game.clone());
     let mut positions = vec![*line.position()];
     for label in ["C", "c", "A", "f"] {
@@ -48,7 +52,7 @@ fn the_shipped_models_are_version_1_files_and_still_load() {
         let (from_disk, net2) =
             load_model(&shipped_path(preset), Some(&rules), Some(&meta.net), &Device::flex()).unwrap();
         assert_eq!(from_disk, meta);
-        assert_eq!(outputs(&game, &net), outputs(&game, &net2), "{preset}");
+        assert_eq!(outputs(&game, &meta, &net), outputs(&game, &meta, &net2), "{preset}");
     }
 }
 
@@ -67,7 +71,7 @@ fn a_shipped_model_saved_again_is_a_container_with_the_same_network() {
         assert_eq!(written, model_bytes(&meta, &net).unwrap());
         let (meta2, net2) = load_model(&path, Some(&game.rules_string()), Some(&meta.net), &Device::flex()).unwrap();
         assert_eq!(meta2, meta);
-        assert_eq!(outputs(&game, &net), outputs(&game, &net2), "{preset}");
+        assert_eq!(outputs(&game, &meta, &net), outputs(&game, &meta, &net2), "{preset}");
     }
 }
 

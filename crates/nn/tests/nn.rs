@@ -186,7 +186,9 @@ fn every_bad_model_file_has_its_error() {
     let mut old = meta.clone();
     old.encoding_version = ENCODING_VERSION + 1;
     let e = load(&write("encoding.mzm", &model_bytes(&old, &net).unwrap())).unwrap_err();
-    assert!(matches!(e, NnError::EncodingVersion { .. }), "{e}");
+    assert!(matches!(e, NnError::EncodingVersion { found: 3, .. }), "{e}");
+    // The message names the file and the versions this build reads.
+    assert!(e.to_string().contains("encoding.mzm") && e.to_string().contains("reads versions 1, 2"), "{e}");
 
     let other = parse_rules("kalah:6,6").unwrap();
     let mut wrong_game = meta.clone();
@@ -228,10 +230,11 @@ fn encoding_is_from_the_movers_side() {
     assert_eq!(north, vec![2.0, 0.0, 0.0, 0.0, 1.0, 0.25, 0.25, 0.0, 0.5, 0.0, 0.0, 1.0, 15.0 / 48.0, 13.0 / 48.0]);
     // Ba-awa adds who controls each pit, from the mover's side.
     let ba = features("ba-awa", "north | 8 4 | 4 4 4 4 4 0 0 4 4 4 4 0 | ongoing | s s s s s n n n n n n s");
-    assert_eq!(ba.len(), 12 * 2 + 2);
+    assert_eq!(ba.len(), 12 * 2 + 4);
     assert_eq!(&ba[..12], &[0.0, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0]);
     assert_eq!(&ba[12..24], &[1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]);
-    assert_eq!(&ba[24..], &[4.0 / 48.0, 8.0 / 48.0]);
+    // Then (version 2) whether the mover began (South did) and the plies left (far: 1.0).
+    assert_eq!(&ba[24..], &[4.0 / 48.0, 8.0 / 48.0, 0.0, 1.0]);
 }
 
 #[test]
