@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use burn::prelude::Device;
-use mancala_nn::{ModelMeta, Net, NnError, load_model};
+use mancala_nn::{ModelMeta, Net, NeuralEvaluator, NnError, layout_for, load_model};
 use mancala_rules::Game;
 use mancala_tablebase::{Tablebase, TablebaseError};
 
@@ -61,6 +61,19 @@ pub fn cached_model<G: Game>(game: &G, path: &Path) -> Result<(ModelMeta, Net), 
     })?;
     cache.insert(path.to_path_buf(), loaded.clone());
     Ok(loaded)
+}
+
+/// A network evaluator (CPU) for the model in `path`, read once a process, that encodes
+/// positions with the model's own input encoding version: a model trained before the
+/// current version plays as it was trained.
+///
+/// # Errors
+/// As [`cached_model`].
+pub fn model_evaluator<G: Game>(game: &G, path: &Path) -> Result<NeuralEvaluator<G>, FileError> {
+    let (meta, net) = cached_model(game, path)?;
+    let layout = layout_for(game, meta.encoding_version)
+        .map_err(|e| FileError::Model { path: path.to_path_buf(), source: e.into() })?;
+    Ok(NeuralEvaluator::with_layout(game, layout, net, Device::flex()))
 }
 
 /// The endgame database in `path`, checked to be for `game`, read once a process.

@@ -28,15 +28,13 @@ mod error;
 mod files;
 mod spec;
 
-use burn::prelude::Device;
 use mancala_mcts::agents::{AlphaBetaAgent, GreedyAgent, MctsAgent, RandomAgent};
 use mancala_mcts::{Agent, SearchAgent, SearchConfig};
-use mancala_nn::{NeuralEvaluator, neural_agent};
 use mancala_rules::Game;
 use mancala_tablebase::{PerfectAgent, TablebaseEvaluator};
 
 pub use error::{FileError, SpecError};
-pub use files::{cached_model, cached_tablebase};
+pub use files::{cached_model, cached_tablebase, model_evaluator};
 pub use spec::{ALPHABETA_DEPTH, AgentKind, AgentSpec, MCTS_C_PUCT, MCTS_SIMULATIONS, NET_SIMULATIONS, PERFECT_DEPTH};
 
 /// Every spec form, for error messages and help texts.
@@ -87,18 +85,18 @@ impl AgentSpec {
                 Box::new(MctsAgent::new(game.clone(), config, seed, name))
             }
             AgentKind::Net { model, simulations, tablebase } => {
-                let (_, net) = cached_model(game, model).map_err(file)?;
+                // The model's own encoding version: a file of an older one plays too.
+                let inner = model_evaluator(game, model).map_err(file)?.cached(14);
                 let config = SearchConfig {
                     simulations: *simulations,
                     leaves_per_gather: NET_LEAVES_PER_GATHER,
                     ..SearchConfig::default()
                 };
                 match tablebase {
-                    None => Box::new(neural_agent(game, net, Device::flex(), config, seed, name)),
+                    None => Box::new(SearchAgent::new(game.clone(), config, inner, seed, name)),
                     Some(db) => {
                         // Exact values at the leaves inside the database, the network elsewhere.
                         let tb = cached_tablebase(game, db).map_err(file)?;
-                        let inner = NeuralEvaluator::new(game, net, Device::flex()).cached(14);
                         let evaluator = TablebaseEvaluator::new(game, tb, inner)
                             .map_err(|source| file(FileError::Database { path: db.clone(), source }))?;
                         Box::new(SearchAgent::new(game.clone(), config, evaluator, seed, name))

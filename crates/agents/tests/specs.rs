@@ -180,3 +180,27 @@ fn files_that_cannot_be_used_are_refused_by_name() {
         matches!(e, FileError::Database { .. })
     });
 }
+
+/// A model file of an older input encoding (the shipped Oware network is version 1) plays
+/// through `net:FILE`, encoded with its own version, with or without an endgame database.
+#[test]
+fn a_version_1_model_file_plays() {
+    let dir = tempfile::tempdir().unwrap();
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../checkpoints/shipped/oware.mzm");
+    let game = parse_rules("oware").unwrap();
+    let (meta, _) = mancala_agents::cached_model(&game, &shipped).unwrap();
+    assert_eq!(meta.encoding_version, 1);
+    let db = dir.path().join("oware.tb");
+    Tablebase::build(&game, 3, &|_| {}).unwrap().0.write(&db).unwrap();
+    for text in
+        [format!("net:{},sims=16", shipped.display()), format!("net:{},sims=16,tb={}", shipped.display(), db.display())]
+    {
+        let mut agent = AgentSpec::parse(&text).unwrap().build(&game, 1).unwrap();
+        let mut line = Line::new(game.clone());
+        for _ in 0..4 {
+            let action = agent.choose(&line);
+            assert!(line.legal_moves().contains(action), "{text}");
+            line.play(action).unwrap();
+        }
+    }
+}
