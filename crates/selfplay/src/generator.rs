@@ -9,7 +9,8 @@ use mancala_mcts::{Evaluator, Search, SearchConfig};
 use mancala_nn::{
     InferenceService, Layout, ServiceConfig, ServiceError, ServiceStats, SubmitEvaluator, encode, layout,
 };
-use mancala_rules::{Game, Line, Player};
+use mancala_rules::{Game, Line, Outcome, Player};
+use mancala_tablebase::Tablebase;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use rayon::prelude::*;
@@ -59,6 +60,7 @@ pub fn play_games<G, E, F>(
     game: &G,
     config: &SelfPlayConfig,
     search: &SearchConfig,
+    endgame: Option<&Tablebase>,
     games: usize,
     seed: u64,
     make_evaluator: F,
@@ -70,9 +72,10 @@ where
     E: Evaluator<G>,
     F: Fn(usize) -> E + Sync,
 {
+    let rules = Rules { game, config, search, endgame };
     run_workers(config, games, progress, |w, mine, tick| {
         let mut evaluator = make_evaluator(w);
-        worker(game, config, search, mine, seed, &mut evaluator, tick, stop)
+        worker(&rules, mine, seed, &mut evaluator, tick, stop)
     })
 }
 
@@ -87,6 +90,7 @@ pub fn play_games_pipelined<G, E, F>(
     game: &G,
     config: &SelfPlayConfig,
     search: &SearchConfig,
+    endgame: Option<&Tablebase>,
     games: usize,
     seed: u64,
     make_evaluator: F,
@@ -98,9 +102,10 @@ where
     E: SubmitEvaluator<G>,
     F: Fn(usize) -> E + Sync,
 {
+    let rules = Rules { game, config, search, endgame };
     run_workers(config, games, progress, |w, mine, tick| {
         let mut evaluator = make_evaluator(w);
-        pipelined_worker(game, config, search, mine, seed, &mut evaluator, tick, stop)
+        pipelined_worker(&rules, mine, seed, &mut evaluator, tick, stop)
     })
 }
 
@@ -116,6 +121,7 @@ pub fn play_games_served<G, E>(
     game: &G,
     config: &SelfPlayConfig,
     search: &SearchConfig,
+    endgame: Option<&Tablebase>,
     games: usize,
     seed: u64,
     evaluator: E,
@@ -136,6 +142,7 @@ where
             game,
             config,
             search,
+            endgame,
             games,
             seed,
             |_| service.client().cached(cache_log2_slots),
@@ -191,18 +198,25 @@ fn game_seed(seed: u64, k: usize) -> u64 {
     mancala_rules::hash::mix64(seed ^ (k as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
 }
 
+/// What every game of one call is played under.
+struct Rules<'a, G: Game> {
+    game: &'a G,
+    config: &'a SelfPlayConfig,
+    search: &'a SearchConfig,
+    /// Games that enter it end there with their exact result.
+    endgame: Option<&'a Tablebase>,
+}
+
 /// Plays the games numbered in `mine`, `parallel_games` at a time.
-#[allow(clippy::too_many_arguments)]
 fn worker<G: Game, E: Evaluator<G>>(
-    game: &G,
-    config: &SelfPlayConfig,
-    search: &SearchConfig,
+    rules: &Rules<'_, G>,
     mine: &[usize],
     seed: u64,
     evaluator: &mut E,
     tick: &dyn Fn(),
     stop: &AtomicBool,
 ) -> Played {
+    let Rules { game, config, search, .. } = *rules;
     let lay = layout(game);
     let a = game.action_space();
     let mut queue = mine.iter().copied();
@@ -227,7 +241,7 @@ fn worker<G: Game, E: Evaluator<G>>(
             evaluator.evaluate(game, &leaves, &mut policies, &mut values);
             apply(&mut slots, a, &policies, &values);
         }
-        finish_moves(game, config, search, &lay, seed, &mut slots, &mut queue, &mut played, tick);
+        finish_moves(rules, &lay, seed, &mut slots, &mut queue, &mut played, tick);
     }
     played
 }
@@ -252,11 +266,8 @@ fn apply<G: Game>(slots: &mut [(usize, Slot<G>)], a: usize, policies: &[f32], va
 
 /// Plays the move of every slot whose search is done; a finished game's record goes to
 /// `played` and its slot takes the next game of `queue`, or is removed when there is none.
-#[allow(clippy::too_many_arguments)]
 fn finish_moves<G: Game>(
-    game: &G,
-    config: &SelfPlayConfig,
-    search: &SearchConfig,
+    rules: &Rules<'_, G>,
     lay: &Layout,
     seed: u64,
     slots: &mut Vec<(usize, Slot<G>)>,
@@ -264,6 +275,7 @@ fn finish_moves<G: Game>(
     played: &mut Played,
     tick: &dyn Fn(),
 ) {
+    let Rules { game, config, search, .. } = *rules;
     let mut i = 0;
     while i < slots.len() {
         let s = &mut slots[i].1;
@@ -273,7 +285,7 @@ fn finish_moves<G: Game>(
         }
         played.sims += u64::from(s.search.simulations_done());
         played.moves += 1;
-        if let Some(finished) = step(game, config, lay, s) {
+        if let Some(finished) = step(rules, lay, s) {
             played.records.push((slots[i].0, finished));
             tick();
             match queue.next() {
@@ -299,17 +311,15 @@ struct Group<G: Game, T> {
 /// turns: collect a group's answer, apply it and play the finished searches' moves, gather
 /// the group's next leaves and submit them; then the other group. Each game sees the same
 /// gather / apply / move sequence as in [`worker`].
-#[allow(clippy::too_many_arguments)]
 fn pipelined_worker<G: Game, E: SubmitEvaluator<G>>(
-    game: &G,
-    config: &SelfPlayConfig,
-    search: &SearchConfig,
+    rules: &Rules<'_, G>,
     mine: &[usize],
     seed: u64,
     evaluator: &mut E,
     tick: &dyn Fn(),
     stop: &AtomicBool,
 ) -> Played {
+    let Rules { game, config, search, .. } = *rules;
     let lay = layout(game);
     let a = game.action_space();
     let mut queue = mine.iter().copied();
@@ -331,7 +341,7 @@ fn pipelined_worker<G: Game, E: SubmitEvaluator<G>>(
                 values.resize(g.leaves.len(), 0.0);
                 evaluator.collect(game, ticket, &mut policies, &mut values);
                 apply(&mut g.slots, a, &policies, &values);
-                finish_moves(game, config, search, &lay, seed, &mut g.slots, &mut queue, &mut played, tick);
+                finish_moves(rules, &lay, seed, &mut g.slots, &mut queue, &mut played, tick);
             }
             if g.slots.is_empty() {
                 continue;
@@ -341,7 +351,7 @@ fn pipelined_worker<G: Game, E: SubmitEvaluator<G>>(
                 s.leaves = s.search.gather(&mut g.leaves);
             }
             if g.leaves.is_empty() {
-                finish_moves(game, config, search, &lay, seed, &mut g.slots, &mut queue, &mut played, tick);
+                finish_moves(rules, &lay, seed, &mut g.slots, &mut queue, &mut played, tick);
             } else {
                 g.pending = Some(evaluator.submit(game, &g.leaves));
             }
@@ -369,29 +379,25 @@ fn configure<G: Game>(search: &mut Search<G>, config: &SelfPlayConfig, full: boo
     c.dirichlet_noise = full;
 }
 
-/// Plays the move the finished search chose; returns the game record if the game ended.
-fn step<G: Game>(game: &G, config: &SelfPlayConfig, lay: &Layout, s: &mut Slot<G>) -> Option<GameRecord> {
+/// Plays the move the finished search chose; returns the game record if the game ended,
+/// by the rules or by entering the endgame database.
+fn step<G: Game>(rules: &Rules<'_, G>, lay: &Layout, s: &mut Slot<G>) -> Option<GameRecord> {
+    let Rules { game, config, endgame, .. } = *rules;
     let pos = *s.line.position();
     let side = game.side_to_move(&pos);
     if s.full {
-        let mut inputs = vec![0.0; lay.inputs()];
-        encode(game, lay, &pos, &mut inputs);
         let mut policy = vec![0.0; game.action_space()];
         s.search.policy_target(&mut policy);
-        let row = Row {
-            inputs,
-            legal: game.legal_moves(&pos).0,
-            policy,
-            search_value: s.search.root_value(),
-            outcome: 0.0,
-            margin: 0.0,
-        };
-        s.rows.push(PendingRow { side, row });
+        s.rows.push(PendingRow { side, row: new_row(game, lay, &pos, policy, s.search.root_value()) });
     }
     let temperature = if (s.line.len() as u32) < config.temperature_plies { config.temperature } else { 0.0 };
     let action = s.search.select_action(temperature).expect("an ongoing game has a move");
     s.line.play(action).expect("search picks legal moves");
-    if let Some(outcome) = s.line.status().outcome() {
+    let outcome = match s.line.status().outcome() {
+        Some(outcome) => Some(outcome),
+        None => endgame.and_then(|tb| adjudicate(game, lay, tb, s)),
+    };
+    if let Some(outcome) = outcome {
         let total = f32::from(game.total_seeds().max(1));
         let rows = std::mem::take(&mut s.rows)
             .into_iter()
@@ -410,4 +416,40 @@ fn step<G: Game>(game: &G, config: &SelfPlayConfig, lay: &Layout, s: &mut Slot<G
         s.search.set_root_line(&s.line);
     }
     None
+}
+
+/// A training row of `pos` with targets still to fill in (outcome and margin).
+fn new_row<G: Game>(game: &G, lay: &Layout, pos: &G::Position, policy: Vec<f32>, search_value: f32) -> Row {
+    let mut inputs = vec![0.0; lay.inputs()];
+    encode(game, lay, pos, &mut inputs);
+    Row { inputs, legal: game.legal_moves(pos).0, policy, search_value, outcome: 0.0, margin: 0.0 }
+}
+
+/// The game's result with perfect play from here when its position is inside the endgame
+/// database; the position itself is then recorded with exact targets (the best moves as
+/// its policy, the exact result as its value), so the network learns the database's
+/// positions it would otherwise never see, as self-play stops at their door.
+fn adjudicate<G: Game>(game: &G, lay: &Layout, tb: &Tablebase, s: &mut Slot<G>) -> Option<Outcome> {
+    let pos = *s.line.position();
+    let probe = tb.probe(game, &pos)?;
+    if probe.best.is_empty() {
+        return None;
+    }
+    let side = game.side_to_move(&pos);
+    let margin = probe.final_margin;
+    let outcome = Outcome {
+        winner: match margin.signum() {
+            1 => Some(side),
+            -1 => Some(side.opponent()),
+            _ => None,
+        },
+        margin: margin.unsigned_abs().min(u32::from(u16::MAX)) as u16,
+    };
+    let mut policy = vec![0.0; game.action_space()];
+    let share = 1.0 / probe.best.len() as f32;
+    for action in probe.best {
+        policy[usize::from(action)] = share;
+    }
+    s.rows.push(PendingRow { side, row: new_row(game, lay, &pos, policy, probe.result()) });
+    Some(outcome)
 }

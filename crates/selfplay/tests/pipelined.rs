@@ -59,9 +59,9 @@ fn two_groups_a_thread_play_the_games_of_the_direct_path() {
         let game = parse_rules(rules).unwrap();
         for (threads, parallel) in [(1, 1), (1, 4), (2, 3)] {
             let c = config(threads, parallel);
-            let direct = play_games(&game, &c, &search(), 7, 3, |_| UniformEvaluator, &|_| {}, &never);
+            let direct = play_games(&game, &c, &search(), None, 7, 3, |_| UniformEvaluator, &|_| {}, &never);
             let piped =
-                play_games_pipelined(&game, &c, &search(), 7, 3, |_| Blocking(UniformEvaluator), &|_| {}, &never);
+                play_games_pipelined(&game, &c, &search(), None, 7, 3, |_| Blocking(UniformEvaluator), &|_| {}, &never);
             same_games(&direct, &piped, &format!("{rules}, {threads} thread(s), {parallel} at once"));
             assert_eq!(direct.games.len(), 7);
         }
@@ -83,8 +83,9 @@ fn the_service_plays_the_games_of_the_direct_path() {
     let never = AtomicBool::new(false);
     for threads in [1, 2] {
         let c = config(threads, 5);
-        let direct = play_games(&game, &c, &search(), 9, 11, |_| evaluator().cached(10), &|_| {}, &never);
-        let (served, stats) = play_games_served(&game, &c, &search(), 9, 11, evaluator(), 10, &|_| {}, &never).unwrap();
+        let direct = play_games(&game, &c, &search(), None, 9, 11, |_| evaluator().cached(10), &|_| {}, &never);
+        let (served, stats) =
+            play_games_served(&game, &c, &search(), None, 9, 11, evaluator(), 10, &|_| {}, &never).unwrap();
         same_games(&direct, &served, &format!("{threads} thread(s)"));
         assert!(stats.largest_batch <= 16 && stats.batches > 0, "{stats:?}");
     }
@@ -101,7 +102,7 @@ fn a_stop_mid_run_ends_the_threads_and_the_service() {
             // Stops when the first game ends: the other games are mid-search, some of their
             // leaves queued or being evaluated.
             let progress = |_: usize| stop.store(true, Ordering::Relaxed);
-            play_games_served(&game, &c, &search(), 24, 5, UniformEvaluator, 8, &progress, &stop).unwrap()
+            play_games_served(&game, &c, &search(), None, 24, 5, UniformEvaluator, 8, &progress, &stop).unwrap()
         }
     });
     let (out, stats) = out;
@@ -120,6 +121,7 @@ fn a_run_ends_when_its_games_end_however_they_fall_on_threads() {
                 &game,
                 &config(threads, parallel),
                 &search(),
+                None,
                 games,
                 1,
                 UniformEvaluator,

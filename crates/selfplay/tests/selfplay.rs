@@ -33,6 +33,7 @@ fn play(game: &AnyGame, threads: usize, seed: u64) -> mancala_selfplay::SelfPlay
         game,
         &config(threads),
         &search,
+        None,
         6,
         seed,
         |_| UniformEvaluator,
@@ -167,9 +168,9 @@ fn a_stop_returns_the_games_finished_so_far() {
     let game = mancala_rules::parse_rules("kalah:3,2").unwrap();
     let search = mancala_mcts::SearchConfig { simulations: 16, ..mancala_mcts::SearchConfig::default() };
     let stopped = std::sync::atomic::AtomicBool::new(true);
-    let out = play_games(&game, &config(1), &search, 6, 1, |_| UniformEvaluator, &|_| {}, &stopped);
+    let out = play_games(&game, &config(1), &search, None, 6, 1, |_| UniformEvaluator, &|_| {}, &stopped);
     assert!(out.games.is_empty(), "{} games after a stop before the first move", out.games.len());
     let running = std::sync::atomic::AtomicBool::new(false);
-    let out = play_games(&game, &config(1), &search, 6, 1, |_| UniformEvaluator, &|_| {}, &running);
+    let out = play_games(&game, &config(1), &search, None, 6, 1, |_| UniformEvaluator, &|_| {}, &running);
     assert_eq!(out.games.len(), 6);
 }

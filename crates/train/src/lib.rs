@@ -4,6 +4,7 @@
 //! threads of one process, and `status` reads what a run is doing.
 
 pub mod config;
+pub mod endgame;
 pub mod error;
 pub mod layout;
 pub mod local;

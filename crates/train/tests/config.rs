@@ -36,14 +36,20 @@ fn oware_with(over: &str) -> String {
 
 #[test]
 fn shipped_configs_are_the_configs_the_complete_files_gave() {
-    let names: Vec<&str> = SHIPPED.iter().map(|(n, _)| *n).collect();
-    let before: Vec<&str> = BEFORE.iter().map(|(n, _)| *n).collect();
-    assert_eq!(names, before);
+    // Every complete file of before the split is still shipped, and gives the same config
+    // but for the `[endgame]` table, which came later (Oware and Kalah turn it on).
     for (name, old) in BEFORE {
         let old = RunConfig::parse(old).unwrap();
-        let new = RunConfig::parse(RunConfig::shipped(name).unwrap()).unwrap();
+        let mut new = RunConfig::parse(RunConfig::shipped(name).unwrap()).unwrap();
+        let seeds = new.endgame.seeds;
+        assert_eq!(seeds, if ["oware", "kalah"].contains(name) { 12 } else { 0 }, "{name}");
+        new.endgame = old.endgame.clone();
         assert_eq!(new, old, "{name}");
     }
+    let capture_all = RunConfig::parse(RunConfig::shipped("oware-capture-all").unwrap()).unwrap();
+    assert_eq!(capture_all.game.rules, "oware-capture-all");
+    assert_eq!(capture_all.endgame.seeds, 12);
+    assert_eq!(SHIPPED.len(), BEFORE.len() + 1);
 }
 
 #[test]
@@ -253,7 +259,7 @@ fn the_trainer_refuses_a_non_finite_loss() {
     let run = tiny_run("config-nan-loss");
     let ctl = Ctl::new(&Quiet);
     let model = run.load_best(&Device::flex()).unwrap();
-    let shard = worker::play_shard(&run, &model, 1, 0, &AtomicBool::new(false)).unwrap();
+    let shard = worker::play_shard(&run, &model, None, 1, 0, &AtomicBool::new(false)).unwrap();
     let (_, mut rows) = mancala_selfplay::parse_shard(std::path::Path::new("nan"), &shard.bytes, None).unwrap();
     // Inputs no network can turn into a finite loss.
     for row in &mut rows {
@@ -267,4 +273,54 @@ fn the_trainer_refuses_a_non_finite_loss() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn endgame_seeds_are_checked_against_the_game() {
+    let with = |rules: &str, seeds: usize| {
+        let mut config = RunConfig::parse(RunConfig::shipped("tiny").unwrap()).unwrap();
+        config.game.rules = rules.to_string();
+        config.endgame.seeds = seeds;
+        config.validate()
+    };
+    assert!(with("kalah:3,2", 6).is_ok());
+    assert!(with("oware", 12).is_ok());
+    assert!(with("ouril", 0).is_ok(), "no database, nothing to check");
+    for (rules, seeds, says) in [
+        ("ouril", 12, "extra-turn"),
+        ("ba-awa", 12, "controller"),
+        ("owela", 4, "Owela"),
+        ("kalah:3,2", 13, "0 (none) to 12"),
+        ("oware", 19, "0 (none) to 18"),
+    ] {
+        let e = with(rules, seeds).unwrap_err().to_string();
+        assert!(e.contains("endgame.seeds") && e.contains(says), "{rules} {seeds}: {e}");
+    }
+    let e = RunConfig::parse(&format!("{}\n[endgame]\nseeds = -1\n", RunConfig::shipped("tiny").unwrap()))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("seeds"), "{e}");
+}
+
+#[test]
+fn a_worker_with_the_endgame_database_ends_games_at_its_door() {
+    let text =
+        merge(RunConfig::shipped("tiny").unwrap(), "[game]\nrules = \"kalah:3,3\"\n[endgame]\nseeds = 8\n").unwrap();
+    let run = Run::create(Store::open("memory://config-endgame").unwrap(), &text).unwrap();
+    let model = run.load_best(&Device::flex()).unwrap();
+    let (tb, _) = mancala_train::endgame::database(&run.config, &run.game).unwrap().unwrap();
+    assert_eq!(tb.max_seeds(), 8);
+    // A second call in the same process gets the same database, not a second build.
+    let (again, seconds) = mancala_train::endgame::database(&run.config, &run.game).unwrap().unwrap();
+    assert!(std::sync::Arc::ptr_eq(&tb, &again) && seconds == 0.0);
+    let moves = |endgame| {
+        let shard = worker::play_shard(&run, &model, endgame, 1, 3, &AtomicBool::new(false)).unwrap();
+        let (header, rows) = mancala_selfplay::parse_shard(std::path::Path::new("s"), &shard.bytes, None).unwrap();
+        assert_eq!(header.games, 4);
+        assert!(!rows.is_empty());
+        shard.positions
+    };
+    let with = moves(Some(&tb));
+    let without = moves(None);
+    assert!(with < without, "{with} positions with the database, {without} without");
 }

@@ -13,7 +13,7 @@ pub struct Args {
     /// Run config (TOML). Without it and without --game: Oware on the embedded defaults.
     #[arg(long, conflicts_with = "game")]
     pub config: Option<PathBuf>,
-    /// A shipped config by name: oware, ouril, awale, kalah, ba-awa, owela, tiny.
+    /// A shipped config by name: oware, ouril, awale, oware-capture-all, kalah, ba-awa, owela, tiny.
     #[arg(long)]
     pub game: Option<String>,
     /// Name of the run directory under --checkpoints (default: GAME-DATE-TIME).

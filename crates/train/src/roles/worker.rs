@@ -4,6 +4,7 @@
 //! after its newest stored shard, so it never writes a sequence number twice; killed, it
 //! loses at most the shard it was playing.
 
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
@@ -12,8 +13,10 @@ use mancala_nn::NeuralEvaluator;
 use mancala_rules::Game;
 use mancala_selfplay::{Inference, ShardHeader, play_games, play_games_served, shard_bytes};
 use mancala_store::Created;
+use mancala_tablebase::Tablebase;
 
 use super::Ctl;
+use crate::endgame::{self, Leaves};
 use crate::error::TrainError;
 use crate::layout::{self, WorkerBeat};
 use crate::run::{Run, StoredModel};
@@ -106,7 +109,14 @@ pub fn poll_best(run: &Run, current: Option<u64>, device: &Device) -> Result<Opt
 }
 
 /// Plays one shard's games with `model`; `None` when stopped before they all finished.
-pub fn play_shard(run: &Run, model: &StoredModel, threads: usize, seed: u64, stop: &AtomicBool) -> Option<PlayedShard> {
+pub fn play_shard(
+    run: &Run,
+    model: &StoredModel,
+    endgame: Option<&Arc<Tablebase>>,
+    threads: usize,
+    seed: u64,
+    stop: &AtomicBool,
+) -> Option<PlayedShard> {
     let sp = &run.config.selfplay;
     let mut config = sp.clone();
     config.threads = threads.max(1);
@@ -119,9 +129,10 @@ pub fn play_shard(run: &Run, model: &StoredModel, threads: usize, seed: u64, sto
             game,
             &config,
             &search,
+            endgame.map(|tb| &**tb),
             sp.games_per_shard,
             seed,
-            |_| NeuralEvaluator::new(game, model.net.clone(), device.clone()).cached(16),
+            |_| Leaves::new(game, endgame, NeuralEvaluator::new(game, model.net.clone(), device.clone()).cached(16)),
             &|_| {},
             stop,
         ),
@@ -132,9 +143,10 @@ pub fn play_shard(run: &Run, model: &StoredModel, threads: usize, seed: u64, sto
                 game,
                 &config,
                 &search,
+                endgame.map(|tb| &**tb),
                 sp.games_per_shard,
                 seed,
-                NeuralEvaluator::new(game, model.net.clone(), device),
+                Leaves::new(game, endgame, NeuralEvaluator::new(game, model.net.clone(), device)),
                 16,
                 &|_| {},
                 stop,
@@ -181,6 +193,17 @@ pub fn run_worker(run: &Run, opts: &WorkerOptions, ctl: &Ctl) -> Result<WorkerRe
     let role = format!("worker {}", opts.id);
     let device = mancala_nn::inference_device(run.config.network.device.as_str())?;
     let mut sequence = ctl.retry(&role, || next_sequence(run, &opts.id))?;
+    let endgame = endgame::database(&run.config, &run.game)?;
+    if let Some((tb, seconds)) = &endgame
+        && *seconds > 0.0
+    {
+        ctl.reporter.line(&format!(
+            "{role}: endgame database of at most {} seeds built in {seconds:.1} s ({} positions)",
+            tb.max_seeds(),
+            tb.values().len()
+        ));
+    }
+    let endgame = endgame.map(|(tb, _)| tb);
     let mut model: Option<StoredModel> = None;
     let mut report = WorkerReport::default();
     let mut lead = Lead::default();
@@ -216,7 +239,7 @@ pub fn run_worker(run: &Run, opts: &WorkerOptions, ctl: &Ctl) -> Result<WorkerRe
                 ^ mancala_rules::hash::mix64(sequence)
                 ^ mancala_nn::fsutil::fnv1a64(opts.id.as_bytes()),
         );
-        let Some(shard) = play_shard(run, m, opts.threads, seed, &ctl.stop) else {
+        let Some(shard) = play_shard(run, m, endgame.as_ref(), opts.threads, seed, &ctl.stop) else {
             continue;
         };
         let (key, created) = ctl.retry(&role, || upload_shard(run, &opts.id, sequence, &shard.bytes))?;

@@ -5,7 +5,7 @@
 use anyhow::bail;
 use burn::prelude::Device;
 use mancala_mcts::SearchConfig;
-use mancala_nn::{NetConfig, NeuralEvaluator, layout};
+use mancala_nn::{NetConfig, NeuralEvaluator, layout, layout_for};
 use mancala_rules::Game;
 use mancala_selfplay::{Inference, SelfPlayConfig, play_games, play_games_served};
 
@@ -49,9 +49,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         bail!("--threads, --parallel-games and --games must be at least 1");
     }
     let game = args.common.game.clone().unwrap_or_else(default_game);
-    let (net, what) = match crate::shipped::shipped_model(&game)? {
-        Some((_, net)) => (net, "shipped network"),
-        None => (NetConfig::for_layout(&layout(&game), game.action_space()).init(&Device::flex()), "untrained network"),
+    // The shipped network is encoded with its own input encoding version (1).
+    let (net, lay, what) = match crate::shipped::shipped_model(&game)? {
+        Some((meta, net)) => (net, layout_for(&game, meta.encoding_version)?, "shipped network"),
+        None => {
+            let lay = layout(&game);
+            (NetConfig::for_layout(&lay, game.action_space()).init(&Device::flex()), lay, "untrained network")
+        }
     };
     let inference = match args.inference {
         Path::Direct => Inference::Direct,
@@ -66,7 +70,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ..SelfPlayConfig::default()
     };
     config.validate().map_err(|e| anyhow::anyhow!("{e}"))?;
-    let evaluator = || NeuralEvaluator::new(&game, net.clone(), Device::flex());
+    let evaluator = || NeuralEvaluator::with_layout(&game, lay, net.clone(), Device::flex());
     let kernel = evaluator().cpu_kernel().unwrap_or("none (burn)");
     let search = SearchConfig::default();
     let never = std::sync::atomic::AtomicBool::new(false);
@@ -77,11 +81,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let n = config.threads * config.parallel_games;
         let out = match inference {
             Inference::Direct => {
-                play_games(&game, &config, &search, n, round, |_| evaluator().cached(16), &|_| {}, &never)
+                play_games(&game, &config, &search, None, n, round, |_| evaluator().cached(16), &|_| {}, &never)
             }
             Inference::Service => {
                 let (out, stats) =
-                    play_games_served(&game, &config, &search, n, round, evaluator(), 16, &|_| {}, &never)?;
+                    play_games_served(&game, &config, &search, None, n, round, evaluator(), 16, &|_| {}, &never)?;
                 batches += stats.batches;
                 evaluated += stats.positions;
                 out

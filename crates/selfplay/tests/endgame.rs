@@ -1,0 +1,86 @@
+//! Self-play with an endgame database: a game that enters it ends there with its exact
+//! result, and the position where it entered is recorded with exact targets.
+
+use std::sync::atomic::AtomicBool;
+
+use mancala_mcts::{SearchConfig, UniformEvaluator};
+use mancala_rules::{AnyGame, Game, Line, parse_rules};
+use mancala_selfplay::{SelfPlayConfig, SelfPlayOutput, play_games};
+use mancala_tablebase::Tablebase;
+
+fn config() -> SelfPlayConfig {
+    SelfPlayConfig {
+        games_per_iteration: 8,
+        games_per_shard: 8,
+        threads: 2,
+        parallel_games: 4,
+        simulations: 16,
+        fast_simulations: 4,
+        // Every move recorded, so the rows line up with the moves.
+        full_search_share: 1.0,
+        temperature_plies: 40,
+        temperature: 1.0,
+        leaves_per_gather: 2,
+        ..SelfPlayConfig::default()
+    }
+}
+
+fn play(game: &AnyGame, tb: Option<&Tablebase>) -> SelfPlayOutput {
+    let search = SearchConfig { dirichlet_noise: true, ..SearchConfig::default() };
+    play_games(game, &config(), &search, tb, 8, 5, |_| UniformEvaluator, &|_| {}, &AtomicBool::new(false))
+}
+
+#[test]
+fn games_end_where_they_enter_the_database_with_its_exact_result() {
+    // Oware ends at a majority of the seeds: its database must reach half of them.
+    for (rules, seeds) in [("kalah:3,3", 8), ("oware:4,3", 12)] {
+        let game = parse_rules(rules).unwrap();
+        let (tb, _) = Tablebase::build(&game, seeds, &|_| {}).unwrap();
+        let out = play(&game, Some(&tb));
+        assert_eq!(out.games.len(), 8, "{rules}");
+        let mut adjudicated = 0;
+        for record in &out.games {
+            // Replay: no position before the last is inside the database.
+            let mut line = Line::new(game.clone());
+            for (k, label) in record.moves.iter().enumerate() {
+                assert!(
+                    !tb.contains(&game, line.position()),
+                    "{rules}: the game went on inside the database at move {k}"
+                );
+                line.play_label(label).unwrap();
+            }
+            let last = line.position();
+            if line.status().is_over() {
+                assert_eq!(record.result, line.status().outcome().unwrap().to_string(), "{rules}");
+                continue;
+            }
+            adjudicated += 1;
+            let probe = tb.probe(&game, last).expect("an unfinished game ended inside the database");
+            let side = game.side_to_move(last);
+            // The result is the database's: the mover's final margin with perfect play.
+            let margin = probe.final_margin;
+            let expected = match margin.signum() {
+                1 => format!("{side}+{margin}"),
+                -1 => format!("{}+{}", side.opponent(), -margin),
+                _ => "draw".to_string(),
+            };
+            assert_eq!(record.result, expected, "{rules}: {:?}", record.moves);
+            // The entry position is the last row, with the best moves as its policy and the
+            // exact result as every target.
+            let row = record.rows.last().unwrap();
+            assert_eq!(record.rows.len(), record.moves.len() + 1, "{rules}: one row a move and the entry row");
+            for action in 0..game.action_space() {
+                let best = probe.best.contains(action as u8);
+                assert_eq!(row.policy[action] > 0.0, best, "{rules}: policy of action {action}");
+            }
+            assert_eq!(row.outcome, probe.result(), "{rules}");
+            assert_eq!(row.search_value, probe.result(), "{rules}");
+            assert!((row.margin * f32::from(game.total_seeds()) - margin as f32).abs() < 1e-3, "{rules}");
+        }
+        assert!(adjudicated >= 4, "{rules}: only {adjudicated} of 8 games were ended by the database");
+        // Without the database the same games go on past its door.
+        let plain = play(&game, None);
+        let moves = |o: &SelfPlayOutput| o.games.iter().map(|g| g.moves.len()).sum::<usize>();
+        assert!(moves(&plain) > moves(&out), "{rules}: {} moves without, {} with", moves(&plain), moves(&out));
+    }
+}

@@ -1,0 +1,77 @@
+//! The run's endgame database (`[endgame] seeds`), built once per process from the rules and
+//! shared by every role in it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use mancala_mcts::Evaluator;
+use mancala_rules::{AnyGame, Game};
+use mancala_tablebase::{Tablebase, TablebaseEvaluator};
+
+use crate::config::RunConfig;
+use crate::error::TrainError;
+
+/// The database the run's config asks for, with the seconds its build took (0 when another
+/// role of this process had already built it); `None` when `endgame.seeds` is 0.
+///
+/// Built rather than read from the store, so that a remote worker needs nothing but the
+/// config: a 12-seed database takes seconds, less than fetching its 5 MB would on a slow
+/// link, and it cannot be corrupt in transit.
+///
+/// # Errors
+/// [`TrainError::Config`] when the rules or the limit are refused (validation catches these
+/// first).
+pub fn database(config: &RunConfig, game: &AnyGame) -> Result<Option<(Arc<Tablebase>, f64)>, TrainError> {
+    static BUILT: Mutex<Option<HashMap<(String, usize), Arc<Tablebase>>>> = Mutex::new(None);
+    let seeds = config.endgame.seeds;
+    if seeds == 0 {
+        return Ok(None);
+    }
+    // Held through the build, so that the roles of one process build it once between them.
+    let mut built = BUILT.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let key = (game.rules_string(), seeds);
+    if let Some(tb) = built.get_or_insert_with(HashMap::new).get(&key) {
+        return Ok(Some((tb.clone(), 0.0)));
+    }
+    let started = Instant::now();
+    let (tb, _) = Tablebase::build(game, seeds, &|_| {})
+        .map_err(|e| TrainError::Config(format!("endgame.seeds = {seeds}: {e}")))?;
+    let tb = Arc::new(tb);
+    built.get_or_insert_with(HashMap::new).insert(key, tb.clone());
+    Ok(Some((tb, started.elapsed().as_secs_f64())))
+}
+
+/// A self-play evaluator: the network, behind the endgame database when the run has one, so
+/// the search sees exact values at leaves inside it.
+pub enum Leaves<E> {
+    Network(E),
+    Exact(TablebaseEvaluator<AnyGame, E>),
+}
+
+impl<E> Leaves<E> {
+    /// `inner` behind `endgame` when there is one.
+    pub fn new(game: &AnyGame, endgame: Option<&Arc<Tablebase>>, inner: E) -> Leaves<E> {
+        match endgame {
+            Some(tb) => Leaves::Exact(
+                TablebaseEvaluator::new(game, tb.clone(), inner).expect("the database was built for the run's game"),
+            ),
+            None => Leaves::Network(inner),
+        }
+    }
+}
+
+impl<E: Evaluator<AnyGame>> Evaluator<AnyGame> for Leaves<E> {
+    fn evaluate(
+        &mut self,
+        game: &AnyGame,
+        positions: &[<AnyGame as Game>::Position],
+        policies: &mut [f32],
+        values: &mut [f32],
+    ) {
+        match self {
+            Leaves::Network(e) => e.evaluate(game, positions, policies, values),
+            Leaves::Exact(e) => e.evaluate(game, positions, policies, values),
+        }
+    }
+}
