@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use burn::prelude::{Device, Tensor, TensorData};
 use mancala_mcts::{Evaluator, NodeId, NodeState, RolloutEvaluator, Search, SearchConfig};
-use mancala_nn::{ModelMeta, Net, NeuralEvaluator, load_model};
+use mancala_nn::{Layout, ModelMeta, Net, NeuralEvaluator, layout_for, load_model};
 use mancala_rules::{Action, AnyGame, Game, Line};
 use mancala_tablebase::Tablebase;
 use serde::{Deserialize, Serialize};
@@ -35,8 +35,9 @@ pub enum Opponent {
 /// A loaded evaluator recipe: a network or rollouts.
 #[derive(Clone)]
 enum Brain {
-    // Boxed: a network's module tree is large beside the empty variant.
-    Network { net: Box<Net>, name: String },
+    // Boxed: a network's module tree is large beside the empty variant. The layout is the
+    // model's own input encoding version's (the shipped networks are version 1).
+    Network { net: Box<Net>, layout: Layout, name: String },
     Rollouts,
 }
 
@@ -46,7 +47,7 @@ pub struct Brains {
     shipped: Option<ShippedModels>,
     /// Shipped networks already decoded, by rules string. Only found ones are kept, so the
     /// table cannot grow with the rules strings people try (looking up a miss is cheap).
-    shipped_cache: Mutex<HashMap<String, Net>>,
+    shipped_cache: Mutex<HashMap<String, (Layout, Net)>>,
     checkpoints: Mutex<Vec<(PathBuf, ModelMeta, Net)>>,
     pub tablebase: Option<Arc<Tablebase>>,
 }
@@ -114,26 +115,34 @@ impl Brains {
             if meta.rules != rules {
                 return Err(WebError::BadRequest(format!("checkpoint {name} plays '{}', not '{rules}'", meta.rules)));
             }
-            return Ok(Brain::Network { net: Box::new(net), name: name.clone() });
+            let layout = model_layout(game, &meta, name)?;
+            return Ok(Brain::Network { net: Box::new(net), layout, name: name.clone() });
         }
         if let Some((path, meta, net)) = &self.model
             && meta.rules == rules
         {
-            return Ok(Brain::Network { net: Box::new(net.clone()), name: path.display().to_string() });
+            let name = path.display().to_string();
+            let layout = model_layout(game, meta, &name)?;
+            return Ok(Brain::Network { net: Box::new(net.clone()), layout, name });
         }
         let Some(find) = self.shipped else { return Ok(Brain::Rollouts) };
         let mut cache = self.shipped_cache.lock().expect("shipped model cache lock");
-        let net = match cache.get(&rules) {
-            Some(net) => Some(net.clone()),
-            None => find(game).map_err(|e| WebError::Internal(format!("the shipped network does not load: {e}")))?.map(
-                |(_, net)| {
-                    cache.insert(rules, net.clone());
-                    net
-                },
-            ),
+        let name = format!("shipped {} network", game.family());
+        let found = match cache.get(&rules) {
+            Some(found) => Some(found.clone()),
+            None => {
+                match find(game).map_err(|e| WebError::Internal(format!("the shipped network does not load: {e}")))? {
+                    Some((meta, net)) => {
+                        let found = (model_layout(game, &meta, &name)?, net);
+                        cache.insert(rules, found.clone());
+                        Some(found)
+                    }
+                    None => None,
+                }
+            }
         };
-        Ok(match net {
-            Some(net) => Brain::Network { net: Box::new(net), name: format!("shipped {} network", game.family()) },
+        Ok(match found {
+            Some((layout, net)) => Brain::Network { net: Box::new(net), layout, name },
             None => Brain::Rollouts,
         })
     }
@@ -145,6 +154,11 @@ impl Brains {
     pub fn describe(&self, game: &AnyGame, opponent: &Opponent) -> Result<String, WebError> {
         Ok(self.brain(game, opponent)?.describe())
     }
+}
+
+/// The layout of a model's own input encoding version (every loaded model has a known one).
+fn model_layout(game: &AnyGame, meta: &ModelMeta, name: &str) -> Result<Layout, WebError> {
+    layout_for(game, meta.encoding_version).map_err(|e| WebError::Internal(format!("{name}: {e}")))
 }
 
 impl Brain {
@@ -263,9 +277,9 @@ pub fn think(
         }
     };
     let (mut evaluator, network): (Box<dyn Evaluator<AnyGame>>, _) = match &brain {
-        Brain::Network { net, .. } => {
-            let judgement = judge(&game, line, net);
-            (Box::new(NeuralEvaluator::new(&game, (**net).clone(), Device::flex())), judgement)
+        Brain::Network { net, layout, .. } => {
+            let judgement = judge(&game, line, net, layout);
+            (Box::new(NeuralEvaluator::with_layout(&game, *layout, (**net).clone(), Device::flex())), judgement)
         }
         Brain::Rollouts => (Box::new(RolloutEvaluator::new(seed)), None),
     };
@@ -348,13 +362,12 @@ fn principal_variation(search: &Search<AnyGame>) -> Vec<String> {
 }
 
 /// The network's win/draw/loss and margin heads on the current position.
-fn judge(game: &AnyGame, line: &Line<AnyGame>, net: &Net) -> Option<NetJudgement> {
+fn judge(game: &AnyGame, line: &Line<AnyGame>, net: &Net, layout: &Layout) -> Option<NetJudgement> {
     if line.status().is_over() {
         return None;
     }
-    let layout = mancala_nn::layout(game);
     let mut input = vec![0.0f32; layout.inputs()];
-    mancala_nn::encode(game, &layout, line.position(), &mut input);
+    mancala_nn::encode(game, layout, line.position(), &mut input);
     let device = Device::flex();
     let x = Tensor::<2>::from_data(TensorData::new(input, [1, layout.inputs()]), &device);
     let out = net.forward(x);

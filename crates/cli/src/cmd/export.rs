@@ -87,7 +87,8 @@ fn from_file(path: &Path) -> anyhow::Result<(ModelMeta, Net, AnyGame, PathBuf)> 
 /// Writes the ONNX graph to `out` and its metadata to `out.json`.
 #[cfg(feature = "onnx")]
 fn write_onnx(out: &Path, meta: &ModelMeta, net: &Net, game: &AnyGame) -> anyhow::Result<()> {
-    let layout = mancala_nn::layout(game);
+    // The model's own input encoding version, which the sidecar records (`model`).
+    let layout = mancala_nn::layout_for(game, meta.encoding_version)?;
     let (bytes, fixed_batch) = mancala_nn::onnx::onnx_bytes(net, layout.inputs())?;
     if let Some(b) = fixed_batch {
         println!(
@@ -95,7 +96,7 @@ fn write_onnx(out: &Path, meta: &ModelMeta, net: &Net, game: &AnyGame) -> anyhow
         );
     }
     mancala_nn::fsutil::atomic_write(out, &bytes).with_context(|| format!("writing {}", out.display()))?;
-    let check = check_vectors(net, game)?;
+    let check = check_vectors(net, game, &layout)?;
     let sidecar = serde_json::json!({
         "format": "mancala-zero onnx export 1",
         "model": meta,
@@ -118,13 +119,12 @@ fn write_onnx(out: &Path, meta: &ModelMeta, net: &Net, game: &AnyGame) -> anyhow
 /// for them, so that any runtime can check it reads the graph the same way
 /// (`scripts/onnx_check.py` does, with onnxruntime).
 #[cfg(feature = "onnx")]
-fn check_vectors(net: &Net, game: &AnyGame) -> anyhow::Result<serde_json::Value> {
+fn check_vectors(net: &Net, game: &AnyGame, layout: &mancala_nn::Layout) -> anyhow::Result<serde_json::Value> {
     use burn::prelude::*;
 
-    let layout = mancala_nn::layout(game);
     let positions = super::bench::nn::sample_positions(game, 6, 1);
     let mut flat = Vec::new();
-    mancala_nn::encode_batch(game, &layout, &positions, &mut flat);
+    mancala_nn::encode_batch(game, layout, &positions, &mut flat);
     let inputs: Vec<Vec<f32>> = flat.chunks(layout.inputs()).map(<[f32]>::to_vec).collect();
     let data = TensorData::new(flat, [positions.len(), layout.inputs()]);
     let out = net.forward(Tensor::<2>::from_data(data, &Device::flex()));

@@ -92,18 +92,21 @@ fn accuracy(args: AccuracyArgs) -> anyhow::Result<()> {
     use mancala_mcts::{Agent, Evaluator};
     let tb = Tablebase::read(&args.db).with_context(|| format!("reading {}", args.db.display()))?;
     let game = parse_rules(tb.rules()).with_context(|| format!("{}: rules", args.db.display()))?;
-    let net = match &args.model {
-        Some(path) => mancala_agents::cached_model(&game, path)?.1,
+    let (meta, net) = match &args.model {
+        Some(path) => mancala_agents::cached_model(&game, path)?,
         None => match crate::shipped::shipped_model(&game)? {
-            Some((_, net)) => net,
+            Some(model) => model,
             None => bail!("no shipped network for {}: give --model FILE", tb.rules()),
         },
     };
+    // The model's own input encoding version (the shipped networks are version 1).
+    let layout = mancala_nn::layout_for(&game, meta.encoding_version)?;
     let device = burn::prelude::Device::flex();
-    let mut evaluator = mancala_nn::NeuralEvaluator::new(&game, net.clone(), device.clone());
+    let network = |net: mancala_nn::Net| mancala_nn::NeuralEvaluator::with_layout(&game, layout, net, device.clone());
+    let mut evaluator = network(net.clone());
     let config =
         mancala_mcts::SearchConfig { simulations: args.simulations.max(1), leaves_per_gather: 8, ..Default::default() };
-    let mut agent = mancala_nn::neural_agent(&game, net, device, config, 1, "net".into());
+    let mut agent = mancala_mcts::SearchAgent::new(game.clone(), config, network(net).cached(14), 1, "net".into());
     let sample = sample_positions(&game, &tb, args.positions, 0xe4d9);
     let a = game.action_space();
     let (mut policy, mut value) = (vec![0.0; a], [0.0f32]);

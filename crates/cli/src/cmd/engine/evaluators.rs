@@ -66,14 +66,15 @@ impl EvaluatorSource for ModelSource {
     }
 
     fn for_game(&mut self, game: &AnyGame, seed: u64) -> anyhow::Result<Box<dyn Evaluator<AnyGame>>> {
+        // Each model with its own input encoding version: the shipped ones are version 1.
         if let Some(path) = &self.file {
-            let (_, net) = mancala_agents::cached_model(game, path)?;
-            return Ok(Box::new(NeuralEvaluator::new(game, net, Device::flex()).cached(16)));
+            return Ok(Box::new(mancala_agents::model_evaluator(game, path)?.cached(16)));
         }
         match crate::shipped::shipped_model(game)? {
-            Some((_, net)) => {
+            Some((meta, net)) => {
                 self.last = format!("MCTS guided by the shipped {} network", game.family());
-                Ok(Box::new(NeuralEvaluator::new(game, net, Device::flex()).cached(16)))
+                let layout = mancala_nn::layout_for(game, meta.encoding_version)?;
+                Ok(Box::new(NeuralEvaluator::with_layout(game, layout, net, Device::flex()).cached(16)))
             }
             None => {
                 self.last = "MCTS with random rollouts (no shipped network for these rules)".into();
