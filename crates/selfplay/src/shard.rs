@@ -57,7 +57,10 @@ pub enum ShardError {
     /// The checksum passed but the content does not add up (it was written wrong).
     #[error("shard {path} is corrupt: {what}")]
     Corrupt { path: PathBuf, what: String },
-    #[error("shard {path} was encoded with input encoding version {found}, this build uses {expected}")]
+    #[error(
+        "shard {path} holds inputs of encoding version {found}; this build trains version {expected} networks only, \
+         which cannot learn from them"
+    )]
     Encoding { path: PathBuf, found: u32, expected: u32 },
     #[error("shard {path} is for '{found}', the run plays '{expected}'")]
     WrongGame { path: PathBuf, found: String, expected: String },
@@ -117,6 +120,8 @@ pub fn parse_shard(path: &Path, bytes: &[u8], rules: Option<&str>) -> Result<(Sh
     let p = || path.to_path_buf();
     let Parts { encoding, header, rows: compressed } =
         if bytes.starts_with(LEGACY_MAGIC) { split_legacy(path, bytes)? } else { split_payload(path, bytes)? };
+    // A run's models are all of this build's version (the trainer refuses a run of another),
+    // so rows encoded otherwise do not fit them.
     if encoding != ENCODING_VERSION {
         return Err(ShardError::Encoding { path: p(), found: encoding, expected: ENCODING_VERSION });
     }

@@ -14,6 +14,11 @@ pub enum TrainError {
         "{object} was written by store format {found}, this build reads format {expected} (an earlier version's run cannot be resumed; start a new one)"
     )]
     Format { object: String, found: u32, expected: u32 },
+    #[error(
+        "{object} was made with input encoding version {found}; this build trains and runs version {expected} only, \
+         and a run keeps one version: start a new run (the model itself still plays: net:FILE, engine --model)"
+    )]
+    EncodingVersion { object: String, found: u32, expected: u32 },
     #[error("{object} is corrupt: {reason}")]
     Corrupt { object: String, reason: String },
     #[error("{0}")]

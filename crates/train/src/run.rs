@@ -2,7 +2,7 @@
 //! errors that name the object.
 
 use burn::prelude::Device;
-use mancala_nn::{Learner, ModelMeta, Net, model_bytes, model_from_bytes};
+use mancala_nn::{ENCODING_VERSION, Learner, ModelMeta, Net, model_bytes, model_from_bytes};
 use mancala_rules::{AnyGame, Game};
 use mancala_store::{Created, Store};
 use serde::Serialize;
@@ -154,8 +154,10 @@ impl Run {
     /// Reads a model object, checks it against `checksum`, and builds it on `device`.
     ///
     /// # Errors
-    /// [`TrainError::Corrupt`] on a checksum mismatch, or the model file's own errors
-    /// (truncated, another format, another game), each naming the object.
+    /// [`TrainError::Corrupt`] on a checksum mismatch, [`TrainError::EncodingVersion`] for a
+    /// model of another input encoding version than this build's (a run from before it), or
+    /// the model file's own errors (truncated, another format, another game), each naming the
+    /// object.
     pub fn load_model(
         &self,
         generation: u64,
@@ -173,6 +175,15 @@ impl Run {
         }
         let name = std::path::PathBuf::from(self.store.describe(key));
         let (meta, net) = model_from_bytes(&name, &bytes, Some(&self.game.rules_string()), device)?;
+        // Every role encodes with this build's version (self-play's rows, the trainer's
+        // network), so a run of an older version is refused rather than mixed.
+        if meta.encoding_version != ENCODING_VERSION {
+            return Err(TrainError::EncodingVersion {
+                object: self.store.describe(key),
+                found: meta.encoding_version,
+                expected: ENCODING_VERSION,
+            });
+        }
         Ok(StoredModel { generation, key: key.to_string(), meta, net })
     }
 
