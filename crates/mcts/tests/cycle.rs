@@ -89,8 +89,13 @@ fn without_the_repetition_rule_the_loop_goes_on() {
     search.run(&mut UniformEvaluator);
     let i = node_at(&search, &ROUND).unwrap();
     assert_eq!(search.tree().state(i), NodeState::Expanded);
-    // The same board and scores (the position's ply counters move on).
-    assert_eq!(game.to_setup(search.tree().position(i)), game.to_setup(&pos));
+    // The same board and scores (the position's ply counters move on, and its line says so).
+    let (mut after, mut before) = (game.to_setup(search.tree().position(i)), game.to_setup(&pos));
+    assert_eq!((after.plies, after.since_capture), (before.plies + 4, before.since_capture + 4));
+    for setup in [&mut after, &mut before] {
+        (setup.plies, setup.since_capture) = (0, 0);
+    }
+    assert_eq!(after, before);
 }
 
 /// Tree reuse keeps the window: after advancing A and a, the search still sees the cycle.
