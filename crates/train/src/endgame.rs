@@ -12,8 +12,17 @@ use mancala_tablebase::{Tablebase, TablebaseEvaluator};
 use crate::config::RunConfig;
 use crate::error::TrainError;
 
-/// The database the run's config asks for, with the seconds its build took (0 when another
-/// role of this process had already built it); `None` when `endgame.seeds` is 0.
+/// The databases this process has built, by rules and seed limit.
+type Databases = HashMap<(String, usize), Arc<Tablebase>>;
+
+/// A run's endgame database, with the seconds its build took here (0 when another role of
+/// this process had already built it).
+pub struct Built {
+    pub tablebase: Arc<Tablebase>,
+    pub seconds: f64,
+}
+
+/// The database the run's config asks for; `None` when `endgame.seeds` is 0.
 ///
 /// Built rather than read from the store, so that a remote worker needs nothing but the
 /// config: a 12-seed database takes seconds, less than fetching its 5 MB would on a slow
@@ -22,8 +31,8 @@ use crate::error::TrainError;
 /// # Errors
 /// [`TrainError::Config`] when the rules or the limit are refused (validation catches these
 /// first).
-pub fn database(config: &RunConfig, game: &AnyGame) -> Result<Option<(Arc<Tablebase>, f64)>, TrainError> {
-    static BUILT: Mutex<Option<HashMap<(String, usize), Arc<Tablebase>>>> = Mutex::new(None);
+pub fn database(config: &RunConfig, game: &AnyGame) -> Result<Option<Built>, TrainError> {
+    static BUILT: Mutex<Option<Databases>> = Mutex::new(None);
     let seeds = config.endgame.seeds;
     if seeds == 0 {
         return Ok(None);
@@ -32,14 +41,14 @@ pub fn database(config: &RunConfig, game: &AnyGame) -> Result<Option<(Arc<Tableb
     let mut built = BUILT.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let key = (game.rules_string(), seeds);
     if let Some(tb) = built.get_or_insert_with(HashMap::new).get(&key) {
-        return Ok(Some((tb.clone(), 0.0)));
+        return Ok(Some(Built { tablebase: tb.clone(), seconds: 0.0 }));
     }
     let started = Instant::now();
     let (tb, _) = Tablebase::build(game, seeds, &|_| {})
         .map_err(|e| TrainError::Config(format!("endgame.seeds = {seeds}: {e}")))?;
     let tb = Arc::new(tb);
     built.get_or_insert_with(HashMap::new).insert(key, tb.clone());
-    Ok(Some((tb, started.elapsed().as_secs_f64())))
+    Ok(Some(Built { tablebase: tb, seconds: started.elapsed().as_secs_f64() }))
 }
 
 /// A self-play evaluator: the network, behind the endgame database when the run has one, so

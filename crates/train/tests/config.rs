@@ -308,11 +308,11 @@ fn a_worker_with_the_endgame_database_ends_games_at_its_door() {
         merge(RunConfig::shipped("tiny").unwrap(), "[game]\nrules = \"kalah:3,3\"\n[endgame]\nseeds = 8\n").unwrap();
     let run = Run::create(Store::open("memory://config-endgame").unwrap(), &text).unwrap();
     let model = run.load_best(&Device::flex()).unwrap();
-    let (tb, _) = mancala_train::endgame::database(&run.config, &run.game).unwrap().unwrap();
+    let tb = mancala_train::endgame::database(&run.config, &run.game).unwrap().unwrap().tablebase;
     assert_eq!(tb.max_seeds(), 8);
     // A second call in the same process gets the same database, not a second build.
-    let (again, seconds) = mancala_train::endgame::database(&run.config, &run.game).unwrap().unwrap();
-    assert!(std::sync::Arc::ptr_eq(&tb, &again) && seconds == 0.0);
+    let again = mancala_train::endgame::database(&run.config, &run.game).unwrap().unwrap();
+    assert!(std::sync::Arc::ptr_eq(&tb, &again.tablebase) && again.seconds == 0.0);
     let moves = |endgame| {
         let shard = worker::play_shard(&run, &model, endgame, 1, 3, &AtomicBool::new(false)).unwrap();
         let (header, rows) = mancala_selfplay::parse_shard(std::path::Path::new("s"), &shard.bytes, None).unwrap();

@@ -194,16 +194,17 @@ pub fn run_worker(run: &Run, opts: &WorkerOptions, ctl: &Ctl) -> Result<WorkerRe
     let device = mancala_nn::inference_device(run.config.network.device.as_str())?;
     let mut sequence = ctl.retry(&role, || next_sequence(run, &opts.id))?;
     let endgame = endgame::database(&run.config, &run.game)?;
-    if let Some((tb, seconds)) = &endgame
-        && *seconds > 0.0
+    if let Some(built) = &endgame
+        && built.seconds > 0.0
     {
         ctl.reporter.line(&format!(
-            "{role}: endgame database of at most {} seeds built in {seconds:.1} s ({} positions)",
-            tb.max_seeds(),
-            tb.values().len()
+            "{role}: endgame database of at most {} seeds built in {:.1} s ({} positions)",
+            built.tablebase.max_seeds(),
+            built.seconds,
+            built.tablebase.values().len()
         ));
     }
-    let endgame = endgame.map(|(tb, _)| tb);
+    let endgame = endgame.map(|built| built.tablebase);
     let mut model: Option<StoredModel> = None;
     let mut report = WorkerReport::default();
     let mut lead = Lead::default();
