@@ -6,7 +6,6 @@
 pub mod agent;
 pub mod cpu;
 pub mod device;
-pub mod encoding;
 pub mod error;
 pub mod evaluator;
 pub mod file;
@@ -16,8 +15,10 @@ pub mod model;
 pub mod onnx;
 pub mod train;
 
-/// The inference service moved to `mancala-mcts` (it needs no network library); its old path
-/// keeps working.
+/// The input encoding moved to `mancala-encoding` and the inference service to
+/// `mancala-mcts` (neither needs a network library, and self-play builds without one);
+/// their old paths keep working.
+pub use mancala_encoding::encoding;
 pub use mancala_mcts::service;
 
 pub use agent::{NeuralAgent, neural_agent};

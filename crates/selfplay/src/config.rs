@@ -46,7 +46,7 @@ pub enum Inference {
     /// Each thread evaluates its own batches.
     #[default]
     Direct,
-    /// Threads queue their leaves to one inference service (`mancala_nn::service`).
+    /// Threads queue their leaves to one inference service (`mancala_mcts::service`).
     Service,
 }
 

@@ -5,10 +5,9 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
+use mancala_encoding::{Layout, encode, layout};
+use mancala_mcts::service::{InferenceService, ServiceConfig, ServiceError, ServiceStats, SubmitEvaluator};
 use mancala_mcts::{Evaluator, Search, SearchConfig};
-use mancala_nn::{
-    InferenceService, Layout, ServiceConfig, ServiceError, ServiceStats, SubmitEvaluator, encode, layout,
-};
 use mancala_rules::{Game, Line, Outcome, Player};
 use mancala_tablebase::Tablebase;
 use rand::rngs::SmallRng;

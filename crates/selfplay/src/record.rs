@@ -3,7 +3,7 @@
 /// One recorded position, seen from the player to move.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
-    /// Encoded input (`mancala_nn::encode`).
+    /// Encoded input (`mancala_encoding::encode`).
     pub inputs: Vec<f32>,
     /// Legal actions as a bit mask.
     pub legal: u64,

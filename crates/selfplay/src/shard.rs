@@ -3,7 +3,7 @@
 //! A shard is a `mancala_container` of kind `SHRD`, format version [`SHARD_VERSION`]; the
 //! container does the magic, version, length and checksum. Its payload (little-endian), one
 //! line a field:
-//! - u32 input encoding version (`mancala_nn::ENCODING_VERSION` when written);
+//! - u32 input encoding version (`mancala_encoding::ENCODING_VERSION` when written);
 //! - u32 length of the header, then the header as JSON ([`ShardHeader`]);
 //! - the rows, deflate-compressed: the rest of the payload; each row is
 //!   `inputs` f32 x header.inputs, `legal` u64, `policy` f32 x header.actions,
@@ -21,7 +21,7 @@ use flate2::Compression;
 use flate2::read::DeflateDecoder;
 use flate2::write::DeflateEncoder;
 use mancala_container::{Builder, ContainerError, Kind, Versions, fnv1a64};
-use mancala_nn::ENCODING_VERSION;
+use mancala_encoding::ENCODING_VERSION;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 

@@ -2,7 +2,7 @@
 
 use std::collections::VecDeque;
 
-use mancala_nn::Batch;
+use mancala_encoding::Batch;
 use rand::RngExt;
 use rand::rngs::SmallRng;
 

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use mancala_container::Kind;
-use mancala_nn::ENCODING_VERSION;
+use mancala_encoding::ENCODING_VERSION;
 use mancala_selfplay::shard::SHARD_VERSION;
 use mancala_selfplay::{Row, ShardError, ShardHeader, parse_shard, shard_bytes};
 

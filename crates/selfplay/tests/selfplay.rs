@@ -150,7 +150,7 @@ fn the_window_keeps_the_newest_rows_and_samples_batches() {
     let mut w = ReplayWindow::new(3);
     w.extend(rows());
     assert_eq!(w.len(), 3);
-    let mut batch = mancala_nn::Batch::default();
+    let mut batch = mancala_encoding::Batch::default();
     let mut rng = SmallRng::seed_from_u64(1);
     w.sample(16, &mut rng, &mut batch);
     assert_eq!(batch.n, 16);

@@ -8,7 +8,7 @@ use std::path::Path;
 use flate2::Compression;
 use flate2::write::DeflateEncoder;
 use mancala_container::{ContainerError, Kind, fnv1a64};
-use mancala_nn::ENCODING_VERSION;
+use mancala_encoding::ENCODING_VERSION;
 use mancala_selfplay::shard::{LEGACY_MAGIC, SHARD_VERSION};
 use mancala_selfplay::{Row, ShardError, ShardHeader, parse_shard, shard_bytes};
 
