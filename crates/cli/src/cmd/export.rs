@@ -104,7 +104,7 @@ fn write_onnx(out: &Path, meta: &ModelMeta, net: &Net, game: &AnyGame) -> anyhow
         "actions": game.action_space(),
         "outputs": ["policy_logits", "wdl_logits", "margin"],
         "fixed_batch": fixed_batch,
-        "notes": "input: the features of crates/nn/src/encoding.rs at encoding_version, seen from the mover's seat; \
+        "notes": "input: the features of crates/encoding/src/encoding.rs at encoding_version, seen from the mover's seat; \
                   policy: mask illegal moves then softmax; wdl: win, draw, loss logits for the mover; \
                   margin: final seed margin / total seeds",
         "check": check,
