@@ -88,7 +88,10 @@ fn with_tree_reuse_every_considered_action_gets_this_moves_visits() {
             let phases = (m as f32).log2().ceil().max(1.0) as u32;
             let share = (64 / (phases * m)).max(1);
             let served = gained.iter().filter(|&&g| g >= share).count() as u32;
-            assert!(served >= m, "{rules} seed {seed}: only {served} of {m} actions got {share} new visits: {gained:?} (before {before:?})");
+            assert!(
+                served >= m,
+                "{rules} seed {seed}: only {served} of {m} actions got {share} new visits: {gained:?} (before {before:?})"
+            );
             assert_eq!(gained.iter().sum::<u32>(), 64, "{rules} seed {seed}");
         }
     }
