@@ -123,6 +123,24 @@ fn every_bad_spec_is_refused_by_name() {
     refused("perfect:db=a.tb,depth=3,ms=10", |e| matches!(e, SpecError::DepthAndTime { .. }));
 }
 
+/// The message alone says what to fix: the bad kind, key, value or piece, and what is allowed
+/// instead, so a config key or a command-line flag can be corrected without reading code.
+#[test]
+fn refusals_name_the_bad_part_and_what_is_allowed() {
+    for (text, says) in [
+        ("nobody", "unknown kind 'nobody', expected one of random, greedy"),
+        ("mcts:sims=0", "sims=0 is not a whole number of at least 1"),
+        ("mcts:sims=lots", "sims=lots is not a whole number"),
+        ("mcts:depth=3", "unknown parameter 'depth' for mcts, allowed: sims, cpuct"),
+        ("random:seed=3", "unknown parameter 'seed' for random, allowed: none"),
+        ("alphabeta:depth", "'depth' is not key=value"),
+        ("alphabeta:depth=3,ms=10", "give depth or ms, not both"),
+    ] {
+        let err = AgentSpec::parse(text).err().unwrap_or_else(|| panic!("{text} parsed")).to_string();
+        assert!(err.contains(says), "{text}: '{err}' should say '{says}'");
+    }
+}
+
 /// Asserts that `text` parses but is refused for `game` with the file error `matches` accepts,
 /// by `check` and by `build` alike, naming the spec.
 fn unusable(game: &AnyGame, text: &str, matches: impl Fn(&FileError) -> bool) {
