@@ -5,11 +5,10 @@
 //!
 //! ```
 //! use mancala_arena::{play_match, MatchConfig};
-//! use mancala_mcts::parse_agent;
 //! use mancala_rules::parse_rules;
 //!
 //! let game = parse_rules("kalah").unwrap();
-//! let factory = |spec: &str, seed: u64| parse_agent(&game, spec, seed);
+//! let factory = |spec: &str, seed: u64| mancala_agents::build(&game, spec, seed);
 //! let config = MatchConfig { games: 4, ..MatchConfig::default() };
 //! let result = play_match(&game, "greedy", "random", &factory, &config, &mut |_| Ok(())).unwrap();
 //! assert_eq!(result.games(), 4);

@@ -3,10 +3,11 @@
 
 use std::collections::HashSet;
 
+use mancala_agents::SpecError;
 use mancala_arena::{
     ArenaError, GameRecord, MatchConfig, Sprt, SprtDecision, play_match, read_records, round_robin, write_record,
 };
-use mancala_mcts::{Agent, AgentError, parse_agent};
+use mancala_mcts::Agent;
 use mancala_rules::{Action, AnyGame, Game, Line, parse_rules};
 
 /// Always the first legal move: a deterministic agent that ignores its seed.
@@ -37,11 +38,11 @@ fn kalah() -> AnyGame {
     parse_rules("kalah").unwrap()
 }
 
-fn factory(game: &AnyGame) -> impl Fn(&str, u64) -> Result<Box<dyn Agent<AnyGame>>, AgentError> + Sync + '_ {
+fn factory(game: &AnyGame) -> impl Fn(&str, u64) -> Result<Box<dyn Agent<AnyGame>>, SpecError> + Sync + '_ {
     move |spec: &str, seed: u64| match spec {
         "first" => Ok(Box::new(First) as Box<dyn Agent<AnyGame>>),
         "cheat" => Ok(Box::new(Cheat)),
-        _ => parse_agent(game, spec, seed),
+        _ => mancala_agents::build(game, spec, seed),
     }
 }
 
