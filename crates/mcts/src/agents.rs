@@ -1,13 +1,10 @@
-//! Reference agents chosen by a spec string: `random`, `greedy`, `alphabeta:depth=D`,
-//! `alphabeta:ms=T`, `mcts:sims=N`. Other crates add their own agents (a network, a
-//! tablebase) behind the same [`Agent`] trait.
-
-use std::time::Duration;
+//! The reference agents (random, greedy, alpha-beta, rollout MCTS) and the search agent over
+//! any evaluator. Other crates add their own agents (a network, a tablebase) behind the same
+//! [`Agent`] trait; spec strings that name them all are parsed in one place, mancala-agents.
 
 use mancala_rules::{Action, Game, Line};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
-use thiserror::Error;
 
 use crate::alphabeta::{AlphaBeta, Limit};
 use crate::config::SearchConfig;
@@ -23,127 +20,6 @@ pub trait Agent<G: Game>: Send {
     /// Called before each game with a fresh seed, so results do not depend on game order.
     fn new_game(&mut self, seed: u64) {
         let _ = seed;
-    }
-}
-
-/// A spec that names no agent or has a bad parameter.
-#[derive(Clone, Debug, PartialEq, Eq, Error)]
-pub enum AgentError {
-    #[error("unknown agent '{name}': expected one of {allowed}")]
-    Unknown { name: String, allowed: String },
-    #[error("agent '{spec}': {reason}")]
-    BadParameter { spec: String, reason: String },
-}
-
-/// A parsed spec: `name` or `name:key=value,key=value`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AgentSpec {
-    pub text: String,
-    pub name: String,
-    pub params: Vec<(String, String)>,
-}
-
-impl AgentSpec {
-    /// Splits a spec string.
-    ///
-    /// # Errors
-    /// [`AgentError::BadParameter`] for a parameter without `=`.
-    pub fn parse(text: &str) -> Result<AgentSpec, AgentError> {
-        let text = text.trim();
-        let (name, rest) = text.split_once(':').unwrap_or((text, ""));
-        let mut params = Vec::new();
-        for p in rest.split(',').filter(|p| !p.is_empty()) {
-            let (k, v) = p.split_once('=').ok_or_else(|| AgentError::BadParameter {
-                spec: text.to_string(),
-                reason: format!("'{p}' is not key=value"),
-            })?;
-            params.push((k.trim().to_string(), v.trim().to_string()));
-        }
-        Ok(AgentSpec { text: text.to_string(), name: name.to_ascii_lowercase(), params })
-    }
-
-    /// The value of parameter `key`, if given.
-    pub fn get(&self, key: &str) -> Option<&str> {
-        self.params.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
-    }
-
-    /// Parameter `key` as a number, or `default`.
-    ///
-    /// # Errors
-    /// [`AgentError::BadParameter`] when it is not a number.
-    pub fn number<T: std::str::FromStr>(&self, key: &str, default: T) -> Result<T, AgentError> {
-        match self.get(key) {
-            None => Ok(default),
-            Some(v) => v.parse().map_err(|_| AgentError::BadParameter {
-                spec: self.text.clone(),
-                reason: format!("{key}={v} is not a number"),
-            }),
-        }
-    }
-
-    /// Refuses parameters other than `allowed`.
-    ///
-    /// # Errors
-    /// [`AgentError::BadParameter`] naming the unknown key.
-    pub fn only(&self, allowed: &[&str]) -> Result<(), AgentError> {
-        for (k, _) in &self.params {
-            if !allowed.contains(&k.as_str()) {
-                return Err(AgentError::BadParameter {
-                    spec: self.text.clone(),
-                    reason: format!("unknown parameter '{k}', allowed: {}", allowed.join(", ")),
-                });
-            }
-        }
-        Ok(())
-    }
-}
-
-/// The reference agents this crate knows, for error messages.
-pub const REFERENCE_AGENTS: &str = "random, greedy, alphabeta:depth=D, alphabeta:ms=T, mcts:sims=N";
-
-/// Builds a reference agent from its spec.
-///
-/// # Errors
-/// [`AgentError`] for an unknown name or a bad parameter.
-pub fn parse_agent<G: Game>(game: &G, text: &str, seed: u64) -> Result<Box<dyn Agent<G>>, AgentError> {
-    let spec = AgentSpec::parse(text)?;
-    match spec.name.as_str() {
-        "random" => {
-            spec.only(&[])?;
-            Ok(Box::new(RandomAgent::new(seed)))
-        }
-        "greedy" => {
-            spec.only(&[])?;
-            Ok(Box::new(GreedyAgent::new(game.clone(), seed)))
-        }
-        "alphabeta" | "ab" => {
-            spec.only(&["depth", "ms"])?;
-            let limit = match (spec.get("depth"), spec.get("ms")) {
-                (Some(_), Some(_)) => {
-                    return Err(AgentError::BadParameter {
-                        spec: spec.text.clone(),
-                        reason: "give depth or ms, not both".into(),
-                    });
-                }
-                (_, Some(_)) => Limit::Time(Duration::from_millis(spec.number("ms", 100u64)?)),
-                _ => Limit::Depth(spec.number("depth", 4u32)?.clamp(1, 64)),
-            };
-            Ok(Box::new(AlphaBetaAgent::new(game.clone(), limit, spec.text.clone())))
-        }
-        "mcts" => {
-            spec.only(&["sims", "cpuct"])?;
-            let sims: u32 = spec.number("sims", 1000)?;
-            if sims == 0 {
-                return Err(AgentError::BadParameter {
-                    spec: spec.text.clone(),
-                    reason: "sims must be at least 1".into(),
-                });
-            }
-            let config =
-                SearchConfig { simulations: sims, c_puct: spec.number("cpuct", 1.5f32)?, ..SearchConfig::default() };
-            Ok(Box::new(MctsAgent::new(game.clone(), config, seed, spec.text.clone())))
-        }
-        _ => Err(AgentError::Unknown { name: spec.name.clone(), allowed: REFERENCE_AGENTS.into() }),
     }
 }
 

@@ -22,7 +22,7 @@ pub mod search;
 pub mod service;
 pub mod tree;
 
-pub use agents::{Agent, AgentError, AgentSpec, SearchAgent, parse_agent};
+pub use agents::{Agent, SearchAgent};
 pub use config::{RootKind, SearchConfig};
 pub use evaluator::{CachedEvaluator, Evaluator, RolloutEvaluator, UniformEvaluator, random_playout, uniform_policy};
 pub use search::{ChildStats, Search};
