@@ -1,5 +1,5 @@
 //! The small trained models shipped in `checkpoints/shipped/`, built into the binary so that
-//! `play` and `engine` have a real opponent for Oware and Kalah before anyone trains.
+//! `play`, `engine` and `serve` have a real opponent for every preset before anyone trains.
 
 use std::path::Path;
 
@@ -11,6 +11,11 @@ use mancala_rules::{AnyGame, Game, parse_rules};
 const SHIPPED: &[(&str, &[u8])] = &[
     ("oware", include_bytes!("../../../checkpoints/shipped/oware.mzm")),
     ("kalah", include_bytes!("../../../checkpoints/shipped/kalah.mzm")),
+    ("awale", include_bytes!("../../../checkpoints/shipped/awale.mzm")),
+    ("oware-capture-all", include_bytes!("../../../checkpoints/shipped/oware-capture-all.mzm")),
+    ("ouril", include_bytes!("../../../checkpoints/shipped/ouril.mzm")),
+    ("ba-awa", include_bytes!("../../../checkpoints/shipped/ba-awa.mzm")),
+    ("owela", include_bytes!("../../../checkpoints/shipped/owela.mzm")),
 ];
 
 /// The shipped model for exactly these rules, if there is one.
@@ -43,7 +48,9 @@ mod tests {
             let game = parse_rules(preset).unwrap();
             assert!(shipped_model(&game).unwrap().is_some(), "{preset}");
         }
-        assert!(shipped_model(&parse_rules("owela").unwrap()).unwrap().is_none());
+        // Other rules than a preset's: no model, rather than one trained for another game.
+        assert!(shipped_model(&parse_rules("kalah:4,3").unwrap()).unwrap().is_none());
+        assert!(shipped_model(&parse_rules("owela columns=6").unwrap()).unwrap().is_none());
         let mut broken = SHIPPED[0].1.to_vec();
         let at = broken.len() / 2;
         broken[at] ^= 0x55;

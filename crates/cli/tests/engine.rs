@@ -498,7 +498,9 @@ fn the_shipped_network_is_the_default_for_its_game() {
     assert!(!out.stderr.contains("MCTS with random rollouts"), "{}", out.stderr);
     let plain = run_script(&["--game", "oware", "--no-model"], b"name\n");
     assert!(plain.stderr.contains("random rollouts"), "{}", plain.stderr);
-    // A game without a shipped network says so.
-    let other = run_script(&["--game", "owela"], b"set simulations 10\ngenmove\n");
+    // Every preset has one now; rules of no preset say they have none.
+    let owela = run_script(&["--game", "owela"], b"set simulations 20\ngenmove\n");
+    assert!(owela.stderr.contains("MCTS guided by the shipped owela network"), "{}", owela.stderr);
+    let other = run_script(&["--game", "kalah:4,3"], b"set simulations 10\ngenmove\n");
     assert!(other.stderr.contains("no shipped network for these rules"), "{}", other.stderr);
 }
