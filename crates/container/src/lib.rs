@@ -39,11 +39,13 @@ mod error;
 mod fnv;
 mod frame;
 mod fs;
+mod legacy;
 
 pub use error::{ContainerError, Versions};
 pub use fnv::fnv1a64;
 pub use frame::{Builder, Framed, HEADER_LEN, MAGIC, decode, encode, is_container};
 pub use fs::{Owned, atomic_write, read_all, read_file, write_bytes, write_file};
+pub use legacy::{LegacyFormat, LegacyParts, split_legacy};
 
 /// What a container holds. The tags of every kind live here, in one list, so that two
 /// formats can never pick the same one.
@@ -69,7 +71,7 @@ impl Kind {
     }
 
     /// What a person calls it, for messages.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         self.name
     }
 

@@ -19,7 +19,7 @@ use burn::module::Module;
 use burn::prelude::Device;
 use burn::store::ModuleRecord;
 use burn::tensor::Bytes;
-use mancala_container::{Builder, ContainerError, Kind, Versions, fnv1a64};
+use mancala_container::{Builder, Kind, LegacyFormat};
 use serde::{Deserialize, Serialize};
 
 use crate::encoding::{ENCODING_VERSION, ENCODING_VERSIONS};
@@ -127,43 +127,19 @@ fn split_payload<'a>(path: &Path, bytes: &'a [u8]) -> Result<(&'a [u8], &'a [u8]
     Ok(rest.split_at(len))
 }
 
-/// The metadata and weights of a file of format version 1, from before the container, with
-/// its own framing and an FNV-1a-64 checksum; its errors are the container's, so a caller
-/// sees one set.
+/// The metadata and weights of a file of format version 1, from before the container
+/// (magic, version, metadata length, metadata, weights length, weights, FNV-1a-64); its
+/// errors are the container's, so a caller sees one set.
 fn split_legacy<'a>(path: &Path, bytes: &'a [u8]) -> Result<(&'a [u8], &'a [u8]), NnError> {
-    let p = || path.to_path_buf();
-    let actual = bytes.len() as u64;
-    let truncated =
-        |what, expected: usize| ContainerError::Truncated { path: p(), what, expected: expected as u64, actual };
-    let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
-    let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
-    if bytes.len() < 16 {
-        return Err(truncated("the header", 16).into());
-    }
-    let version = u32_at(8);
-    if version != LEGACY_VERSION {
-        let supported = Versions(SUPPORTED_VERSIONS.to_vec());
-        return Err(ContainerError::UnsupportedVersion { path: p(), kind: "model", found: version, supported }.into());
-    }
-    let header_end = 16usize.saturating_add(u32_at(12) as usize);
-    let weights_start = header_end.saturating_add(8);
-    if bytes.len() < weights_start {
-        return Err(truncated("the metadata", weights_start).into());
-    }
-    // Saturating: a damaged length near u64::MAX is "truncated", not an overflow.
-    let end = usize::try_from(u64_at(header_end)).unwrap_or(usize::MAX).saturating_add(weights_start);
-    let total = end.saturating_add(8);
-    if bytes.len() < total {
-        return Err(truncated("the weights", total).into());
-    }
-    if bytes.len() > total {
-        return Err(ContainerError::TrailingBytes { path: p(), expected: total as u64, actual }.into());
-    }
-    let (stored, computed) = (u64_at(end), fnv1a64(&bytes[..end]));
-    if stored != computed {
-        return Err(ContainerError::Checksum { path: p(), part: "file", stored, computed }.into());
-    }
-    Ok((&bytes[16..header_end], &bytes[weights_start..end]))
+    const FORMAT: LegacyFormat = LegacyFormat {
+        kind: "model",
+        supported: &SUPPORTED_VERSIONS,
+        lead: 16,
+        header: "the metadata",
+        body: "the weights",
+    };
+    let parts = mancala_container::split_legacy(path, bytes, &FORMAT)?;
+    Ok((parts.header, parts.body))
 }
 
 /// Builds the network of `meta` on `device` and loads `weights` into it.

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use flate2::Compression;
 use flate2::read::DeflateDecoder;
 use flate2::write::DeflateEncoder;
-use mancala_container::{Builder, ContainerError, Kind, Versions, fnv1a64};
+use mancala_container::{Builder, ContainerError, Kind, LegacyFormat};
 use mancala_encoding::ENCODING_VERSION;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -190,41 +190,18 @@ fn split_payload<'a>(path: &Path, bytes: &'a [u8]) -> Result<Parts<'a>, ShardErr
     Ok(Parts { encoding, header, rows })
 }
 
-/// The fields of a shard of format version 1, from before the container, with its own
-/// framing and an FNV-1a-64 checksum; its errors are the container's, so a caller sees one set.
+/// The fields of a shard of format version 1, from before the container (magic, version,
+/// encoding version, header length, header, rows length, rows, FNV-1a-64); its errors are
+/// the container's, so a caller sees one set.
 fn split_legacy<'a>(path: &Path, bytes: &'a [u8]) -> Result<Parts<'a>, ShardError> {
-    let p = || path.to_path_buf();
-    let actual = bytes.len() as u64;
-    let truncated =
-        |what, expected: usize| ContainerError::Truncated { path: p(), what, expected: expected as u64, actual };
-    let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
-    let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
-    if bytes.len() < 20 {
-        return Err(truncated("the header", 20).into());
-    }
-    let version = u32_at(8);
-    if version != LEGACY_VERSION {
-        let supported = Versions(SUPPORTED_VERSIONS.to_vec());
-        let e = ContainerError::UnsupportedVersion { path: p(), kind: Kind::SHARD.name(), found: version, supported };
-        return Err(e.into());
-    }
-    let head_end = 20usize.saturating_add(u32_at(16) as usize);
-    let rows_start = head_end.saturating_add(8);
-    if bytes.len() < rows_start {
-        return Err(truncated("the header", rows_start).into());
-    }
-    // Saturating: a damaged length near u64::MAX is "truncated", not an overflow.
-    let end = usize::try_from(u64_at(head_end)).unwrap_or(usize::MAX).saturating_add(rows_start);
-    let total = end.saturating_add(8);
-    if bytes.len() < total {
-        return Err(truncated("the rows", total).into());
-    }
-    if bytes.len() > total {
-        return Err(ContainerError::TrailingBytes { path: p(), expected: total as u64, actual }.into());
-    }
-    let (stored, computed) = (u64_at(end), fnv1a64(&bytes[..end]));
-    if stored != computed {
-        return Err(ContainerError::Checksum { path: p(), part: "file", stored, computed }.into());
-    }
-    Ok(Parts { encoding: u32_at(12), header: &bytes[20..head_end], rows: &bytes[rows_start..end] })
+    const FORMAT: LegacyFormat = LegacyFormat {
+        kind: Kind::SHARD.name(),
+        supported: &SUPPORTED_VERSIONS,
+        lead: 20,
+        header: "the header",
+        body: "the rows",
+    };
+    let parts = mancala_container::split_legacy(path, bytes, &FORMAT)?;
+    let encoding = u32::from_le_bytes(parts.lead[12..16].try_into().expect("4 bytes"));
+    Ok(Parts { encoding, header: parts.header, rows: parts.body })
 }
