@@ -161,14 +161,7 @@ fn generate_moves<G: Game>(
                 edges: Vec::with_capacity(slots * 4),
             };
             chunk.starts.push(0);
-            let mut setup = Setup {
-                side: Player::South,
-                scores,
-                pits: vec![0; ix.pits()],
-                controllers: None,
-                status: "ongoing".into(),
-                ..Setup::default()
-            };
+            let mut setup = Setup { scores, pits: vec![0; ix.pits()], ..Setup::default() };
             for rank in first_board..last_board {
                 ix.unrank(rank, seeds, &mut setup.pits);
                 for side in Player::BOTH {
@@ -313,14 +306,7 @@ fn settle_layer<G: Game>(
     let cyclic = AtomicU64::new(0);
     layer.par_chunks_mut(2 * CHUNK_BOARDS as usize).enumerate().try_for_each(|(k, out)| {
         let first = k * 2 * CHUNK_BOARDS as usize;
-        let mut setup = Setup {
-            side: Player::South,
-            scores,
-            pits: vec![0; ix.pits()],
-            controllers: None,
-            status: "ongoing".into(),
-            ..Setup::default()
-        };
+        let mut setup = Setup { scores, pits: vec![0; ix.pits()], ..Setup::default() };
         for (i, value) in out.iter_mut().enumerate() {
             let slot = first + i;
             let (l, h) = (lo[slot].load(Ordering::Relaxed), hi[slot].load(Ordering::Relaxed));

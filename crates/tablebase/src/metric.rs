@@ -29,14 +29,7 @@ pub fn sample_positions<G: Game>(game: &G, tablebase: &Tablebase, count: usize, 
     let mut rng = SmallRng::seed_from_u64(seed);
     let ix = tablebase.indexer();
     let total = game.total_seeds();
-    let mut setup = Setup {
-        side: Player::South,
-        scores: Default::default(),
-        pits: vec![0; ix.pits()],
-        controllers: None,
-        status: "ongoing".into(),
-        ..Setup::default()
-    };
+    let mut setup = Setup { pits: vec![0; ix.pits()], ..Setup::default() };
     let mut out = Vec::with_capacity(count);
     // Every layer from 1 seed up holds ongoing positions, so this ends; the bound only
     // guards against a game whose rules refuse nearly every board.
