@@ -13,7 +13,8 @@ use crate::Tablebase;
 /// and a policy uniform over the best moves; delegates every other position to `inner`,
 /// in one batch. Buffers are reused: no allocation once they have grown.
 pub struct TablebaseEvaluator<G: Game, E> {
-    tablebase: Arc<Tablebase>,
+    /// `None`: every position goes to `inner` (a self-play run without a database).
+    tablebase: Option<Arc<Tablebase>>,
     inner: E,
     misses: Vec<usize>,
     batch: Vec<G::Position>,
@@ -30,7 +31,18 @@ impl<G: Game, E> TablebaseEvaluator<G, E> {
     /// # Errors
     /// [`crate::TablebaseError::WrongGame`] when the database is for other rules.
     pub fn new(game: &G, tablebase: Arc<Tablebase>, inner: E) -> Result<Self, crate::TablebaseError> {
-        tablebase.check_game(game)?;
+        Self::optional(game, Some(tablebase), inner)
+    }
+
+    /// Like [`TablebaseEvaluator::new`], or `inner` alone when there is no database, so a
+    /// caller whose database is optional has one evaluator type either way.
+    ///
+    /// # Errors
+    /// [`crate::TablebaseError::WrongGame`] when the database is for other rules.
+    pub fn optional(game: &G, tablebase: Option<Arc<Tablebase>>, inner: E) -> Result<Self, crate::TablebaseError> {
+        if let Some(tb) = &tablebase {
+            tb.check_game(game)?;
+        }
         Ok(TablebaseEvaluator {
             tablebase,
             inner,
@@ -54,12 +66,15 @@ impl<G: Game, E> TablebaseEvaluator<G, E> {
 
 impl<G: Game, E: Evaluator<G>> Evaluator<G> for TablebaseEvaluator<G, E> {
     fn evaluate(&mut self, game: &G, positions: &[G::Position], policies: &mut [f32], values: &mut [f32]) {
+        let Some(tablebase) = &self.tablebase else {
+            return self.inner.evaluate(game, positions, policies, values);
+        };
         let a = game.action_space();
         self.misses.clear();
         self.batch.clear();
         for (i, pos) in positions.iter().enumerate() {
             self.lookups += 1;
-            match self.tablebase.probe(game, pos) {
+            match tablebase.probe(game, pos) {
                 Some(probe) if !probe.best.is_empty() => {
                     self.hits += 1;
                     let policy = &mut policies[i * a..(i + 1) * a];

@@ -80,6 +80,29 @@ fn the_evaluator_answers_inside_and_delegates_outside() {
 }
 
 #[test]
+fn without_a_database_the_evaluator_is_its_inner_one() {
+    let (game, tb) = kalah(5);
+    let inside: Setup = "south | 20 23 | 0 2 0 0 0 1 0 0 1 0 1 0 | ongoing".parse().unwrap();
+    let inside = game.from_setup(&inside).unwrap();
+    let mut eval = TablebaseEvaluator::optional(&game, None, UniformEvaluator).unwrap();
+    let a = game.action_space();
+    let mut policies = vec![0.0; a];
+    let mut values = vec![9.0];
+    eval.evaluate(&game, &[inside], &mut policies, &mut values);
+    // The uniform evaluator's answer; the database was never asked.
+    assert_eq!(values[0], 0.0);
+    let legal = game.legal_moves(&inside);
+    for action in 0..a as u8 {
+        let expected = if legal.contains(action) { 1.0 / legal.len() as f32 } else { 0.0 };
+        assert!((policies[usize::from(action)] - expected).abs() < 1e-6);
+    }
+    assert_eq!((eval.hits, eval.lookups), (0, 0));
+    // With one, a database of other rules is refused as by `new`.
+    let other = mancala_rules::parse_rules("kalah:4,3").unwrap();
+    assert!(TablebaseEvaluator::optional(&other, Some(tb), UniformEvaluator).is_err());
+}
+
+#[test]
 fn search_with_exact_leaves_finds_a_best_move() {
     let (game, tb) = kalah(8);
     let positions = sample_positions(&game, &tb, 30, 11);

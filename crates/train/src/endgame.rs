@@ -5,7 +5,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use mancala_mcts::Evaluator;
 use mancala_rules::{AnyGame, Game};
 use mancala_tablebase::{Tablebase, TablebaseEvaluator};
 
@@ -51,36 +50,8 @@ pub fn database(config: &RunConfig, game: &AnyGame) -> Result<Option<Built>, Tra
     Ok(Some(Built { tablebase: tb, seconds: started.elapsed().as_secs_f64() }))
 }
 
-/// A self-play evaluator: the network, behind the endgame database when the run has one, so
-/// the search sees exact values at leaves inside it.
-pub enum Leaves<E> {
-    Network(E),
-    Exact(TablebaseEvaluator<AnyGame, E>),
-}
-
-impl<E> Leaves<E> {
-    /// `inner` behind `endgame` when there is one.
-    pub fn new(game: &AnyGame, endgame: Option<&Arc<Tablebase>>, inner: E) -> Leaves<E> {
-        match endgame {
-            Some(tb) => Leaves::Exact(
-                TablebaseEvaluator::new(game, tb.clone(), inner).expect("the database was built for the run's game"),
-            ),
-            None => Leaves::Network(inner),
-        }
-    }
-}
-
-impl<E: Evaluator<AnyGame>> Evaluator<AnyGame> for Leaves<E> {
-    fn evaluate(
-        &mut self,
-        game: &AnyGame,
-        positions: &[<AnyGame as Game>::Position],
-        policies: &mut [f32],
-        values: &mut [f32],
-    ) {
-        match self {
-            Leaves::Network(e) => e.evaluate(game, positions, policies, values),
-            Leaves::Exact(e) => e.evaluate(game, positions, policies, values),
-        }
-    }
+/// A self-play evaluator: `inner` (the network), behind the run's endgame database when it
+/// has one, so the search sees exact values at leaves inside it.
+pub fn leaves<E>(game: &AnyGame, endgame: Option<&Arc<Tablebase>>, inner: E) -> TablebaseEvaluator<AnyGame, E> {
+    TablebaseEvaluator::optional(game, endgame.cloned(), inner).expect("the database was built for the run's game")
 }

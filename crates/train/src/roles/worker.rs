@@ -16,7 +16,7 @@ use mancala_store::Created;
 use mancala_tablebase::Tablebase;
 
 use super::Ctl;
-use crate::endgame::{self, Leaves};
+use crate::endgame;
 use crate::error::TrainError;
 use crate::layout::{self, WorkerBeat};
 use crate::run::{Run, StoredModel};
@@ -132,7 +132,9 @@ pub fn play_shard(
             endgame.map(|tb| &**tb),
             sp.games_per_shard,
             seed,
-            |_| Leaves::new(game, endgame, NeuralEvaluator::new(game, model.net.clone(), device.clone()).cached(16)),
+            |_| {
+                endgame::leaves(game, endgame, NeuralEvaluator::new(game, model.net.clone(), device.clone()).cached(16))
+            },
             &|_| {},
             stop,
         ),
@@ -146,7 +148,7 @@ pub fn play_shard(
                 endgame.map(|tb| &**tb),
                 sp.games_per_shard,
                 seed,
-                Leaves::new(game, endgame, NeuralEvaluator::new(game, model.net.clone(), device)),
+                endgame::leaves(game, endgame, NeuralEvaluator::new(game, model.net.clone(), device)),
                 16,
                 &|_| {},
                 stop,
