@@ -47,6 +47,10 @@ pub struct SearchConfig {
     pub leaves_per_gather: usize,
     /// Virtual loss a pending leaf charges to its path.
     pub virtual_loss: f32,
+    /// Weight of the final seed margin in the value the search maximises at finished games
+    /// (see [`utility`]); leaves take theirs from the evaluator, which must use the same
+    /// weight. 0: the result alone.
+    pub margin_utility: f32,
 }
 
 impl Default for SearchConfig {
@@ -64,6 +68,29 @@ impl Default for SearchConfig {
             gumbel_c_scale: 1.0,
             leaves_per_gather: 1,
             virtual_loss: 1.0,
+            margin_utility: 0.0,
         }
     }
+}
+
+/// The value the search maximises, for the mover: the result (+1 win, 0 draw, -1 loss, or a
+/// network's expectation of it) blended with the final seed margin as a share of all the
+/// game's seeds, `(1 - weight) * result + weight * margin_share`. With weight 0 every
+/// winning move is as good as another, so a search picks among them by its priors alone;
+/// a small weight breaks those ties towards the move that keeps the most seeds (KataGo's
+/// score utility plays the same part), while any win still outranks any loss for weights
+/// up to one half.
+pub fn utility(result: f32, margin_share: f32, weight: f32) -> f32 {
+    (1.0 - weight) * result + weight * margin_share.clamp(-1.0, 1.0)
+}
+
+/// [`utility`] of a finished game for `player`.
+pub fn outcome_utility<G: mancala_rules::Game>(
+    game: &G,
+    outcome: mancala_rules::Outcome,
+    player: mancala_rules::Player,
+    weight: f32,
+) -> f32 {
+    let share = outcome.margin_for(player) as f32 / f32::from(game.total_seeds().max(1));
+    utility(outcome.value_for(player), share, weight)
 }

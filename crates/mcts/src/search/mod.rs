@@ -21,7 +21,7 @@ use mancala_rules::{Action, Game, Line, Player};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
-use crate::config::{RootKind, SearchConfig};
+use crate::config::{RootKind, SearchConfig, outcome_utility};
 use crate::evaluator::Evaluator;
 use crate::tree::{NodeId, NodeState, Tree};
 use gumbel::GumbelRoot;
@@ -132,7 +132,7 @@ impl<G: Game> Search<G> {
         self.history.extend(history);
         let side = self.game.side_to_move(&pos);
         let root = self.tree.push(pos, NodeState::Unevaluated, side, side, 0, 1.0);
-        let terminal = self.game.status(&pos).outcome().map(|o| o.value_for(side));
+        let terminal = self.terminal_value(&pos, side);
         self.tree.set_position(root, pos, self.game.hash(&pos), side, false, terminal);
         self.new_move();
     }
@@ -297,8 +297,14 @@ impl<G: Game> Search<G> {
             hash = self.game.hash(&pos);
         }
         let side = self.game.side_to_move(&pos);
-        let terminal = self.game.status(&pos).outcome().map(|o| o.value_for(side));
+        let terminal = self.terminal_value(&pos, side);
         self.tree.set_position(node, pos, hash, side, sowing.irreversible, terminal);
+    }
+
+    /// The utility of `pos` for `side` when the game is over there (see [`outcome_utility`]).
+    fn terminal_value(&self, pos: &G::Position, side: Player) -> Option<f32> {
+        let weight = self.config.margin_utility;
+        self.game.status(pos).outcome().map(|o| outcome_utility(&self.game, o, side, weight))
     }
 
     /// Whether a new position on the current path repeats one of its repetition window.
