@@ -51,7 +51,7 @@ fn network(c: &mut Criterion) {
     group.finish();
 
     // The same network through the plain-Rust kernel that the evaluator runs on the CPU.
-    let heads = model.heads().fused_policy_wdl();
+    let heads = model.heads().fused();
     let mut cpu = CpuMlp::new(&model, &heads).expect("the default network is an MLP");
     let mut group = c.benchmark_group(format!("cpu_kernel_{}", cpu.instruction_set()));
     for n in [1usize, 32, 256] {

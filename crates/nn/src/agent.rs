@@ -21,6 +21,6 @@ pub fn neural_agent<G: Game>(
     seed: u64,
     name: String,
 ) -> NeuralAgent<G> {
-    let evaluator = NeuralEvaluator::new(game, model, device).cached(14);
+    let evaluator = NeuralEvaluator::new(game, model, device).with_margin_utility(config.margin_utility).cached(14);
     SearchAgent::new(game.clone(), config, evaluator, seed, name)
 }

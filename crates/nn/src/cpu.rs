@@ -316,7 +316,7 @@ pub struct CpuMlp {
     input: Dense,
     /// Two layers per residual block.
     blocks: Vec<(Dense, Dense)>,
-    /// Policy logits then win/draw/loss logits (the margin head is not needed to play).
+    /// Policy logits, win/draw/loss logits, then the margin before tanh.
     heads: Dense,
     /// Real outputs of `heads` (before padding).
     outputs: usize,
@@ -327,7 +327,7 @@ pub struct CpuMlp {
 
 impl CpuMlp {
     /// A copy of `net`'s weights, for an MLP (`None` for other architectures), with `heads`
-    /// its policy and WDL heads as one layer ([`crate::model::Heads::fused_policy_wdl`]).
+    /// its three heads as one layer ([`crate::model::Heads::fused`]).
     pub fn new(net: &Net, heads: &Linear) -> Option<Self> {
         let Net::Mlp(mlp) = net else { return None };
         Some(Self::from_mlp(mlp, heads))
@@ -379,7 +379,8 @@ impl CpuMlp {
         !matches!(self.arch, Arch::Scalar) || rows <= 2
     }
 
-    /// Outputs per position: the policy logits, then the win, draw and loss logits.
+    /// Outputs per position: the policy logits, the win, draw and loss logits, then the
+    /// margin before tanh.
     pub fn outputs(&self) -> usize {
         self.outputs
     }

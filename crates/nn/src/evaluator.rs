@@ -4,7 +4,7 @@ use std::marker::PhantomData;
 
 use burn::nn::Linear;
 use burn::prelude::*;
-use mancala_mcts::{CachedEvaluator, Evaluator};
+use mancala_mcts::{CachedEvaluator, Evaluator, utility};
 use mancala_rules::Game;
 
 use crate::cpu::CpuMlp;
@@ -12,11 +12,14 @@ use crate::encoding::{Layout, encode_batch, layout};
 use crate::model::Net;
 
 /// Evaluates batches of positions with a (non-autodiff) network: encodes them from the
-/// mover's side, runs one forward pass, masks illegal moves and turns WDL into a value.
+/// mover's side, runs one forward pass, masks illegal moves and turns WDL (and the margin,
+/// when the search weighs it) into a value.
 pub struct NeuralEvaluator<G: Game> {
     model: Net,
-    /// The policy and WDL heads as one layer (see [`crate::model::Heads::fused_policy_wdl`]).
+    /// The three heads as one layer (see [`crate::model::Heads::fused`]).
     heads: Linear,
+    /// Weight of the predicted margin in the value (see [`mancala_mcts::utility`]).
+    margin_utility: f32,
     device: Device,
     layout: Layout,
     inputs: Vec<f32>,
@@ -54,9 +57,25 @@ impl<G: Game> NeuralEvaluator<G> {
             layout.version,
             layout.inputs()
         );
-        let heads = model.heads().fused_policy_wdl();
+        let heads = model.heads().fused();
         let cpu = if device == Device::flex() { CpuMlp::new(&model, &heads) } else { None };
-        NeuralEvaluator { model, heads, device, layout, inputs: Vec::new(), cpu, _game: PhantomData }
+        NeuralEvaluator {
+            model,
+            heads,
+            margin_utility: 0.0,
+            device,
+            layout,
+            inputs: Vec::new(),
+            cpu,
+            _game: PhantomData,
+        }
+    }
+
+    /// The same evaluator giving [`mancala_mcts::utility`] with this margin weight as its
+    /// value, for a search whose `margin_utility` is the same.
+    pub fn with_margin_utility(mut self, weight: f32) -> Self {
+        self.margin_utility = weight;
+        self
     }
 
     /// The instruction set of the plain-Rust CPU kernel when this evaluator uses it (an MLP
@@ -93,15 +112,24 @@ fn masked_softmax(logits: &[f32], legal: mancala_rules::MoveMask, out: &mut [f32
     }
 }
 
-/// One position's network row (`a` policy logits, then win, draw, loss logits) turned into
-/// the search's prior over the legal moves and a value in [-1, 1] for the mover.
-fn write_outputs<G: Game>(game: &G, pos: &G::Position, row: &[f32], policy: &mut [f32], value: &mut f32) {
+/// One position's network row (`a` policy logits, then win, draw, loss logits, then the
+/// margin before tanh) turned into the search's prior over the legal moves and a value in
+/// [-1, 1] for the mover.
+fn write_outputs<G: Game>(
+    game: &G,
+    pos: &G::Position,
+    row: &[f32],
+    margin_utility: f32,
+    policy: &mut [f32],
+    value: &mut f32,
+) {
     let a = policy.len();
     masked_softmax(&row[..a], game.legal_moves(pos), policy);
     let w = &row[a..];
     let m = w[0].max(w[1]).max(w[2]);
     let e = [(w[0] - m).exp(), (w[1] - m).exp(), (w[2] - m).exp()];
-    *value = (e[0] - e[2]) / (e[0] + e[1] + e[2]);
+    let result = (e[0] - e[2]) / (e[0] + e[1] + e[2]);
+    *value = if margin_utility == 0.0 { result } else { utility(result, w[3].tanh(), margin_utility) };
 }
 
 impl<G: Game> Evaluator<G> for NeuralEvaluator<G> {
@@ -118,7 +146,14 @@ impl<G: Game> Evaluator<G> for NeuralEvaluator<G> {
             let stride = cpu.row_stride();
             let out = cpu.forward(&self.inputs, n);
             for (i, (pos, row)) in positions.iter().zip(out.chunks_exact(stride)).enumerate() {
-                write_outputs(game, pos, &row[..a + 3], &mut policies[i * a..(i + 1) * a], &mut values[i]);
+                write_outputs(
+                    game,
+                    pos,
+                    &row[..a + 4],
+                    self.margin_utility,
+                    &mut policies[i * a..(i + 1) * a],
+                    &mut values[i],
+                );
             }
             return;
         }
@@ -126,9 +161,9 @@ impl<G: Game> Evaluator<G> for NeuralEvaluator<G> {
         let features = self.model.features(Tensor::<2>::from_data(data, &self.device));
         let out = self.heads.forward(features).into_data();
         let out: &[f32] = out.as_slice().expect("network outputs are f32");
-        // Each row: `a` policy logits, then win, draw, loss logits.
-        for (i, (pos, row)) in positions.iter().zip(out.chunks_exact(a + 3)).enumerate() {
-            write_outputs(game, pos, row, &mut policies[i * a..(i + 1) * a], &mut values[i]);
+        // Each row: `a` policy logits, then win, draw, loss logits, then the margin.
+        for (i, (pos, row)) in positions.iter().zip(out.chunks_exact(a + 4)).enumerate() {
+            write_outputs(game, pos, row, self.margin_utility, &mut policies[i * a..(i + 1) * a], &mut values[i]);
         }
     }
 }

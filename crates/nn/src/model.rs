@@ -172,14 +172,15 @@ impl HeadsConfig {
 }
 
 impl Heads {
-    /// The policy and WDL heads as one linear layer giving `[policy logits | wdl logits]`
-    /// (`actions + 3` columns). Inference uses it: one matrix product and one read-back
-    /// instead of three of each (the margin head only shapes the body during training), on a
-    /// GPU or through burn, and as the plain-Rust CPU kernel's last layer.
-    pub fn fused_policy_wdl(&self) -> Linear {
-        let weight = Tensor::cat(vec![self.policy.weight.val(), self.wdl.weight.val()], 1);
-        let bias = match (&self.policy.bias, &self.wdl.bias) {
-            (Some(p), Some(w)) => Some(Param::from_tensor(Tensor::cat(vec![p.val(), w.val()], 0))),
+    /// The three heads as one linear layer giving `[policy logits | wdl logits | margin
+    /// before tanh]` (`actions + 4` columns). Inference uses it: one matrix product and one
+    /// read-back instead of three of each, on a GPU or through burn, and as the plain-Rust
+    /// CPU kernel's last layer. The margin column costs one dot product a position; a search
+    /// that weighs the margin ([`mancala_mcts::utility`]) reads it.
+    pub fn fused(&self) -> Linear {
+        let weight = Tensor::cat(vec![self.policy.weight.val(), self.wdl.weight.val(), self.margin.weight.val()], 1);
+        let bias = match (&self.policy.bias, &self.wdl.bias, &self.margin.bias) {
+            (Some(p), Some(w), Some(m)) => Some(Param::from_tensor(Tensor::cat(vec![p.val(), w.val(), m.val()], 0))),
             _ => None,
         };
         Linear { weight: Param::from_tensor(weight), bias }

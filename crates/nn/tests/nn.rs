@@ -278,9 +278,9 @@ fn cpu_kernel_agrees_with_burn() {
         for width in [40, 128] {
             dev.seed(7);
             let net = NetConfig::for_layout(&lay, a).with_width(width).with_blocks(3).init(&dev);
-            let heads = net.heads().fused_policy_wdl();
+            let heads = net.heads().fused();
             let mut cpu = CpuMlp::new(&net, &heads).expect("an MLP has a CPU kernel");
-            assert_eq!(cpu.outputs(), a + 3);
+            assert_eq!(cpu.outputs(), a + 4);
             let sets = CpuMlp::instruction_sets();
             assert_eq!(sets.last(), Some(&"scalar"));
             assert_eq!(cpu.instruction_set(), sets[0]);
@@ -292,11 +292,15 @@ fn cpu_kernel_agrees_with_burn() {
                 let out = net.forward(Tensor::<2>::from_data(TensorData::new(inputs.clone(), [n, lay.inputs()]), &dev));
                 let policy = out.policy.into_data().try_to_vec::<f32>().unwrap();
                 let wdl = out.wdl.into_data().try_to_vec::<f32>().unwrap();
+                // The margin head ends in tanh; the fused layer gives it before.
+                let margin: Vec<f32> =
+                    out.margin.into_data().try_to_vec::<f32>().unwrap().iter().map(|m| m.atanh()).collect();
                 let stride = cpu.row_stride();
                 let got = cpu.forward(&inputs, n);
                 for i in 0..n {
-                    let row = &got[i * stride..i * stride + a + 3];
-                    let want = policy[i * a..(i + 1) * a].iter().chain(&wdl[i * 3..(i + 1) * 3]);
+                    let row = &got[i * stride..i * stride + a + 4];
+                    let want =
+                        policy[i * a..(i + 1) * a].iter().chain(&wdl[i * 3..(i + 1) * 3]).chain(&margin[i..i + 1]);
                     for (j, (x, y)) in row.iter().zip(want).enumerate() {
                         assert!(
                             (x - y).abs() <= 1e-4 * (1.0 + y.abs()),
@@ -345,6 +349,41 @@ fn evaluator_batch_agrees_with_single_positions() {
             let legal = game.legal_moves(pos);
             assert!((p.iter().sum::<f32>() - 1.0).abs() < 1e-4);
             assert!(p.iter().enumerate().all(|(m, &q)| q == 0.0 || legal.contains(m as u8)));
+        }
+    }
+}
+
+#[test]
+fn a_margin_utility_blends_the_margin_head_into_the_value() {
+    let dev = Device::flex();
+    let game = parse_rules("oware").unwrap();
+    let lay = layout(&game);
+    let a = game.action_space();
+    let positions = random_positions(&game, 9, 3);
+    dev.seed(11);
+    let net = NetConfig::for_layout(&lay, a).with_width(40).with_blocks(2).init(&dev);
+    let mut inputs = Vec::new();
+    encode_batch(&game, &lay, &positions, &mut inputs);
+    let out = net.forward(Tensor::<2>::from_data(TensorData::new(inputs, [9, lay.inputs()]), &dev));
+    let wdl = out.wdl.into_data().try_to_vec::<f32>().unwrap();
+    let margin = out.margin.into_data().try_to_vec::<f32>().unwrap();
+    // Both paths: the plain-Rust kernel, and burn (the scalar kernel leaves 9 rows to burn).
+    for kernel in [None, Some("scalar")] {
+        for weight in [0.0f32, 0.1, 0.5] {
+            let mut eval = NeuralEvaluator::new(&game, net.clone(), dev.clone()).with_margin_utility(weight);
+            if let Some(set) = kernel {
+                assert!(eval.use_cpu_kernel(set));
+            }
+            let (mut policies, mut values) = (vec![0.0; 9 * a], vec![0.0; 9]);
+            eval.evaluate(&game, &positions, &mut policies, &mut values);
+            for i in 0..9 {
+                let w = &wdl[i * 3..i * 3 + 3];
+                let m = w[0].max(w[1]).max(w[2]);
+                let e: Vec<f32> = w.iter().map(|x| (x - m).exp()).collect();
+                let result = (e[0] - e[2]) / (e[0] + e[1] + e[2]);
+                let want = (1.0 - weight) * result + weight * margin[i];
+                assert!((values[i] - want).abs() < 1e-4, "{kernel:?} weight {weight} row {i}: {} vs {want}", values[i]);
+            }
         }
     }
 }

@@ -203,7 +203,7 @@ fn measure(game: &AnyGame, net_config: &NetConfig, setup: &Setup, budget: std::t
 
     println!("burn forward (input tensor + forward + outputs read back):");
     let mut encoded = Vec::new();
-    let heads = model.heads().fused_policy_wdl();
+    let heads = model.heads().fused();
     for &n in batches {
         encode_batch(game, &lay, &positions[..n], &mut encoded);
         let (calls, elapsed) = repeat_for(budget, MIN_CALLS, || {
