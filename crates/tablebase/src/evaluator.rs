@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use mancala_mcts::Evaluator;
+use mancala_mcts::{Evaluator, utility};
 use mancala_rules::Game;
 
 use crate::Tablebase;
@@ -20,6 +20,8 @@ pub struct TablebaseEvaluator<G: Game, E> {
     batch: Vec<G::Position>,
     miss_policies: Vec<f32>,
     miss_values: Vec<f32>,
+    /// Weight of the exact margin in the value (see [`mancala_mcts::utility`]).
+    margin_utility: f32,
     /// Positions answered by the database, and all positions asked.
     pub hits: u64,
     pub lookups: u64,
@@ -50,9 +52,18 @@ impl<G: Game, E> TablebaseEvaluator<G, E> {
             batch: Vec::new(),
             miss_policies: Vec::new(),
             miss_values: Vec::new(),
+            margin_utility: 0.0,
             hits: 0,
             lookups: 0,
         })
+    }
+
+    /// The same evaluator giving [`mancala_mcts::utility`] with this margin weight as the
+    /// value of a position inside the database (the exact final margin), for a search whose
+    /// `margin_utility` is the same; `inner` must use it too.
+    pub fn with_margin_utility(mut self, weight: f32) -> Self {
+        self.margin_utility = weight;
+        self
     }
 
     pub fn inner(&self) -> &E {
@@ -83,7 +94,8 @@ impl<G: Game, E: Evaluator<G>> Evaluator<G> for TablebaseEvaluator<G, E> {
                     for action in probe.best {
                         policy[usize::from(action)] = p;
                     }
-                    values[i] = probe.result();
+                    let share = probe.final_margin as f32 / f32::from(game.total_seeds().max(1));
+                    values[i] = utility(probe.result(), share, self.margin_utility);
                 }
                 _ => {
                     self.misses.push(i);

@@ -87,3 +87,30 @@ pub fn endgame_accuracy<G: Game>(
     let share = |k: usize| if judged == 0 { 0.0 } else { k as f64 / judged as f64 };
     EndgameAccuracy { positions: judged, value_sign: share(right_value), best_move: share(right_move) }
 }
+
+/// The best-move share of a player that knows the result (win, draw, loss) of every move
+/// but not its margin, choosing uniformly among the moves of the best result: the expected
+/// share, over `positions`. The best moves keep the most seeds, so this is what a search
+/// that counts results alone can reach, and the gap to 1 is what weighing the margin adds.
+pub fn result_only_best_move<G: Game>(game: &G, tablebase: &Tablebase, positions: &[G::Position]) -> f64 {
+    let (mut judged, mut sum) = (0usize, 0.0f64);
+    for pos in positions {
+        let Some(probe) = tablebase.probe(game, pos) else { continue };
+        if probe.best.is_empty() {
+            continue;
+        }
+        judged += 1;
+        let scores = game.scores(pos);
+        let me = game.side_to_move(pos);
+        let already = i32::from(scores[me]) - i32::from(scores[!me]);
+        let result = |action: Action| (already + i32::from(probe.move_values[usize::from(action)])).signum();
+        let top = probe.legal.iter().map(result).max().expect("an ongoing position has a move");
+        let (candidates, best) = probe
+            .legal
+            .iter()
+            .filter(|a| result(*a) == top)
+            .fold((0usize, 0usize), |(n, b), a| (n + 1, b + usize::from(probe.best.contains(a))));
+        sum += best as f64 / candidates as f64;
+    }
+    if judged == 0 { 0.0 } else { sum / judged as f64 }
+}

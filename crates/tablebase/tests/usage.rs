@@ -150,4 +150,51 @@ fn the_metric_scores_a_perfect_and_a_clueless_player() {
     assert_eq!(clueless.value_sign, draws as f64 / 200.0);
     assert_eq!(clueless.best_move, all_best as f64 / 200.0);
     assert!(clueless.best_move < 1.0);
+    // Knowing results but not margins lies between: every position where all moves are best
+    // counts whole, the rest in part.
+    let result_only = mancala_tablebase::result_only_best_move(&game, &tb, &positions);
+    assert!(result_only > clueless.best_move && result_only < 1.0, "{result_only}");
+}
+
+/// The database's values with its best moves hidden: a uniform prior over the legal moves,
+/// so the search alone must tell the moves apart.
+struct UniformPriors<E>(E);
+
+impl<E: Evaluator<AnyGame>> Evaluator<AnyGame> for UniformPriors<E> {
+    fn evaluate(&mut self, game: &AnyGame, positions: &[<AnyGame as Game>::Position], p: &mut [f32], v: &mut [f32]) {
+        self.0.evaluate(game, positions, p, v);
+        let a = game.action_space();
+        for (i, pos) in positions.iter().enumerate() {
+            mancala_mcts::uniform_policy(game, pos, &mut p[i * a..(i + 1) * a]);
+        }
+    }
+}
+
+#[test]
+fn a_margin_utility_makes_the_search_keep_the_most_seeds() {
+    // Exact results at every leaf: counting wins alone, every winning move looks alike and
+    // the search picks among them by chance; weighing the margin (at finished games in the
+    // search and at database leaves alike) it picks a move that keeps the most seeds.
+    let (game, tb) = kalah(8);
+    let positions = sample_positions(&game, &tb, 150, 21);
+    let best_move = |weight: f32| {
+        let config = SearchConfig { simulations: 300, margin_utility: weight, ..SearchConfig::default() };
+        let mut eval = UniformPriors(
+            TablebaseEvaluator::new(&game, tb.clone(), UniformEvaluator).unwrap().with_margin_utility(weight),
+        );
+        let mut search = Search::new(game.clone(), config, 5);
+        endgame_accuracy(&game, &tb, &positions, |pos| {
+            search.set_root_line(&Line::from_position(game.clone(), *pos));
+            search.run(&mut eval);
+            (search.root_value(), search.select_action(0.0).unwrap())
+        })
+    };
+    let (results, margins) = (best_move(0.0), best_move(0.25));
+    assert_eq!(margins.value_sign, 1.0, "{margins:?}");
+    assert!(margins.best_move >= 0.97, "{margins:?}");
+    assert!(results.best_move < margins.best_move - 0.1, "{results:?} against {margins:?}");
+    // Counting results alone, the search does about as well as a uniform choice among the
+    // moves of the best result.
+    let result_only = mancala_tablebase::result_only_best_move(&game, &tb, &positions);
+    assert!((results.best_move - result_only).abs() < 0.1, "{results:?} against {result_only}");
 }

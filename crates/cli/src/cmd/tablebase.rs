@@ -41,6 +41,11 @@ struct AccuracyArgs {
     /// Simulations of the search that picks the move.
     #[arg(long, default_value_t = 200)]
     simulations: u32,
+    /// Weight of the seed margin in the value the search maximises (0 to 0.5; see
+    /// `search.margin_utility` in the training config). The value-sign figure reads the
+    /// network's result alone.
+    #[arg(long, default_value_t = mancala_agents::DEFAULT_MARGIN_UTILITY)]
+    margin_utility: f32,
 }
 
 #[derive(clap::Args, Debug)]
@@ -104,9 +109,17 @@ fn accuracy(args: AccuracyArgs) -> anyhow::Result<()> {
     let device = burn::prelude::Device::flex();
     let network = |net: mancala_nn::Net| mancala_nn::NeuralEvaluator::with_layout(&game, layout, net, device.clone());
     let mut evaluator = network(net.clone());
-    let config =
-        mancala_mcts::SearchConfig { simulations: args.simulations.max(1), leaves_per_gather: 8, ..Default::default() };
-    let mut agent = mancala_mcts::SearchAgent::new(game.clone(), config, network(net).cached(14), 1, "net".into());
+    if !(0.0..=0.5).contains(&args.margin_utility) {
+        bail!("--margin-utility {} is outside 0 to 0.5", args.margin_utility);
+    }
+    let config = mancala_mcts::SearchConfig {
+        simulations: args.simulations.max(1),
+        leaves_per_gather: 8,
+        margin_utility: args.margin_utility,
+        ..Default::default()
+    };
+    let searched = network(net).with_margin_utility(args.margin_utility).cached(14);
+    let mut agent = mancala_mcts::SearchAgent::new(game.clone(), config, searched, 1, "net".into());
     let sample = sample_positions(&game, &tb, args.positions, 0xe4d9);
     let a = game.action_space();
     let (mut policy, mut value) = (vec![0.0; a], [0.0f32]);
@@ -117,6 +130,10 @@ fn accuracy(args: AccuracyArgs) -> anyhow::Result<()> {
     println!("positions: {} with at most {} seeds on the board", acc.positions, tb.max_seeds());
     println!("value sign right: {:.1}%", acc.value_sign * 100.0);
     println!("best move ({} simulations): {:.1}%", args.simulations, acc.best_move * 100.0);
+    println!(
+        "for comparison, knowing every move's result but not its margin: {:.1}%",
+        mancala_tablebase::result_only_best_move(&game, &tb, &sample) * 100.0
+    );
     Ok(())
 }
 
