@@ -7,7 +7,7 @@
 //! | `greedy` | the largest immediate capture |
 //! | `alphabeta:depth=D` or `alphabeta:ms=M` (`ab`) | alpha-beta, default depth 4 |
 //! | `mcts:sims=N[,cpuct=C]` | MCTS with random rollouts, default 1000 simulations |
-//! | `net:FILE[,sims=N][,tb=DB]` | a trained model with MCTS, default 200 simulations; `tb` answers positions inside an endgame database exactly |
+//! | `net:FILE[,sims=N][,tb=DB][,margin=W]` | a trained model with MCTS, default 200 simulations; `tb` answers positions inside an endgame database exactly; `margin` weighs the seed margin in the search's value (0 to 0.5) |
 //! | `perfect:db=FILE[,depth=D\|ms=M]` | the database's best moves inside it, alpha-beta (depth 8) outside it |
 //!
 //! A spec is parsed once into an [`AgentSpec`] (syntax and numbers, no files), checked
@@ -35,11 +35,14 @@ use mancala_tablebase::{PerfectAgent, TablebaseEvaluator};
 
 pub use error::{FileError, SpecError};
 pub use files::{cached_model, cached_tablebase, model_evaluator};
-pub use spec::{ALPHABETA_DEPTH, AgentKind, AgentSpec, MCTS_C_PUCT, MCTS_SIMULATIONS, NET_SIMULATIONS, PERFECT_DEPTH};
+pub use spec::{
+    ALPHABETA_DEPTH, AgentKind, AgentSpec, DEFAULT_MARGIN_UTILITY, MAX_MARGIN_UTILITY, MCTS_C_PUCT, MCTS_SIMULATIONS,
+    NET_SIMULATIONS, PERFECT_DEPTH,
+};
 
 /// Every spec form, for error messages and help texts.
 pub const ALL_AGENTS: &str = "random, greedy, alphabeta:depth=D, alphabeta:ms=M, mcts:sims=N[,cpuct=C], \
-     net:FILE[,sims=N][,tb=DB], perfect:db=FILE[,depth=D|ms=M]";
+     net:FILE[,sims=N][,tb=DB][,margin=W], perfect:db=FILE[,depth=D|ms=M]";
 
 /// Leaves a network agent's search gathers for one network call: a batch large enough to pay
 /// for the call, small enough that virtual loss barely bends a search of 200 simulations.
@@ -84,12 +87,13 @@ impl AgentSpec {
                 let config = SearchConfig { simulations: *simulations, c_puct: *c_puct, ..SearchConfig::default() };
                 Box::new(MctsAgent::new(game.clone(), config, seed, name))
             }
-            AgentKind::Net { model, simulations, tablebase } => {
+            AgentKind::Net { model, simulations, tablebase, margin_utility } => {
                 // The model's own encoding version: a file of an older one plays too.
-                let inner = model_evaluator(game, model).map_err(file)?.cached(14);
+                let inner = model_evaluator(game, model).map_err(file)?.with_margin_utility(*margin_utility).cached(14);
                 let config = SearchConfig {
                     simulations: *simulations,
                     leaves_per_gather: NET_LEAVES_PER_GATHER,
+                    margin_utility: *margin_utility,
                     ..SearchConfig::default()
                 };
                 match tablebase {
@@ -98,7 +102,8 @@ impl AgentSpec {
                         // Exact values at the leaves inside the database, the network elsewhere.
                         let tb = cached_tablebase(game, db).map_err(file)?;
                         let evaluator = TablebaseEvaluator::new(game, tb, inner)
-                            .map_err(|source| file(FileError::Database { path: db.clone(), source }))?;
+                            .map_err(|source| file(FileError::Database { path: db.clone(), source }))?
+                            .with_margin_utility(*margin_utility);
                         Box::new(SearchAgent::new(game.clone(), config, evaluator, seed, name))
                     }
                 }

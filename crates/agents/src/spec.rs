@@ -15,6 +15,12 @@ use crate::error::SpecError;
 pub const MCTS_SIMULATIONS: u32 = 1000;
 /// Default simulations of `net` (each one is a network call).
 pub const NET_SIMULATIONS: u32 = 200;
+/// Default weight of the seed margin in the value a `net` agent's search maximises (see
+/// [`mancala_mcts::utility`]): what the shipped configs train with, so a model plays as it
+/// learned.
+pub const DEFAULT_MARGIN_UTILITY: f32 = 0.0;
+/// The largest margin weight: above one half a big enough margin could outrank a win.
+pub const MAX_MARGIN_UTILITY: f32 = 0.5;
 /// Default exploration constant of `mcts`.
 pub const MCTS_C_PUCT: f32 = 1.5;
 /// Default depth of `alphabeta`.
@@ -34,9 +40,10 @@ pub enum AgentKind {
     AlphaBeta { limit: Limit },
     /// `mcts:sims=N[,cpuct=C]`: MCTS with random rollouts.
     Mcts { simulations: u32, c_puct: f32 },
-    /// `net:FILE[,sims=N][,tb=DB]`: a trained model guiding MCTS, with exact values from an
-    /// endgame database at the leaves inside it when `tb` is given.
-    Net { model: PathBuf, simulations: u32, tablebase: Option<PathBuf> },
+    /// `net:FILE[,sims=N][,tb=DB][,margin=W]`: a trained model guiding MCTS, with exact
+    /// values from an endgame database at the leaves inside it when `tb` is given, and the
+    /// seed margin weighted `W` in the value its search maximises.
+    Net { model: PathBuf, simulations: u32, tablebase: Option<PathBuf>, margin_utility: f32 },
     /// `perfect:db=FILE[,depth=D|ms=M]`: the database's best moves inside it, alpha-beta
     /// outside it.
     Perfect { db: PathBuf, fallback: Limit },
@@ -124,7 +131,7 @@ fn allowed_list(kind: &str) -> &'static str {
     match kind {
         "alphabeta" => "depth, ms",
         "mcts" => "sims, cpuct",
-        "net" => "sims, tb",
+        "net" => "sims, tb, margin",
         "perfect" => "db, depth, ms",
         _ => "none",
     }
@@ -161,14 +168,25 @@ impl AgentSpec {
                 let missing = || SpecError::Missing {
                     spec: spec.to_string(),
                     what: "a model file",
-                    form: "net:FILE[,sims=N][,tb=DB]",
+                    form: "net:FILE[,sims=N][,tb=DB][,margin=W]",
                 };
                 let model = pieces.next().filter(|f| !f.contains('=')).ok_or_else(missing)?;
-                let p = Params::split(spec, pieces, "net", &["sims", "tb"])?;
+                let p = Params::split(spec, pieces, "net", &["sims", "tb", "margin"])?;
+                const MARGIN: &str = "a number from 0 to 0.5";
+                let margin_utility = p.number("margin", DEFAULT_MARGIN_UTILITY, 0.0, MARGIN)?;
+                if margin_utility > MAX_MARGIN_UTILITY {
+                    return Err(SpecError::BadNumber {
+                        spec: spec.to_string(),
+                        key: "margin".into(),
+                        value: p.get("margin").unwrap_or_default().to_string(),
+                        expected: MARGIN,
+                    });
+                }
                 AgentKind::Net {
                     model: PathBuf::from(model),
                     simulations: p.number("sims", NET_SIMULATIONS, 1, "a whole number of at least 1")?,
                     tablebase: p.get("tb").map(PathBuf::from),
+                    margin_utility,
                 }
             }
             "perfect" => {

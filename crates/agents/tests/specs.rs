@@ -45,6 +45,7 @@ fn every_kind_parses_and_plays_a_legal_move_in_oware_and_kalah() {
             "mcts:sims=20,cpuct=2".to_string(),
             format!("net:{model},sims=8"),
             format!("net:{model},sims=8,tb={db}"),
+            format!("net:{model},sims=8,tb={db},margin=0.3"),
             format!("perfect:db={db},depth=2"),
         ];
         for text in &specs {
@@ -80,10 +81,22 @@ fn specs_parse_into_typed_kinds_with_their_defaults() {
     );
     assert_eq!(parse("mcts"), AgentKind::Mcts { simulations: 1000, c_puct: 1.5 });
     assert_eq!(parse("mcts:sims=100,cpuct=2"), AgentKind::Mcts { simulations: 100, c_puct: 2.0 });
-    assert_eq!(parse("net:a.mzm"), AgentKind::Net { model: "a.mzm".into(), simulations: 200, tablebase: None });
+    let margin_utility = mancala_agents::DEFAULT_MARGIN_UTILITY;
+    assert_eq!(
+        parse("net:a.mzm"),
+        AgentKind::Net { model: "a.mzm".into(), simulations: 200, tablebase: None, margin_utility }
+    );
     assert_eq!(
         parse("net:a.mzm,sims=50,tb=k.tb"),
-        AgentKind::Net { model: "a.mzm".into(), simulations: 50, tablebase: Some("k.tb".into()) }
+        AgentKind::Net { model: "a.mzm".into(), simulations: 50, tablebase: Some("k.tb".into()), margin_utility }
+    );
+    assert_eq!(
+        parse("net:a.mzm,margin=0.2"),
+        AgentKind::Net { model: "a.mzm".into(), simulations: 200, tablebase: None, margin_utility: 0.2 }
+    );
+    assert_eq!(
+        parse("net:a.mzm,margin=0"),
+        AgentKind::Net { model: "a.mzm".into(), simulations: 200, tablebase: None, margin_utility: 0.0 }
     );
     assert_eq!(parse("perfect:db=k.tb"), AgentKind::Perfect { db: "k.tb".into(), fallback: Limit::Depth(8) });
     assert_eq!(parse("perfect:db=k.tb,depth=3"), AgentKind::Perfect { db: "k.tb".into(), fallback: Limit::Depth(3) });
@@ -115,6 +128,12 @@ fn every_bad_spec_is_refused_by_name() {
     refused("mcts:cpuct=-1", |e| matches!(e, SpecError::BadNumber { key, .. } if key == "cpuct"));
     refused("alphabeta:depth=deep", |e| matches!(e, SpecError::BadNumber { key, .. } if key == "depth"));
     refused("net:a.mzm,sims=-1", |e| matches!(e, SpecError::BadNumber { key, .. } if key == "sims"));
+    refused(
+        "net:a.mzm,margin=0.6",
+        |e| matches!(e, SpecError::BadNumber { key, value, .. } if key == "margin" && value == "0.6"),
+    );
+    refused("net:a.mzm,margin=-0.1", |e| matches!(e, SpecError::BadNumber { key, .. } if key == "margin"));
+    refused("net:a.mzm,margin=nan", |e| matches!(e, SpecError::BadNumber { key, .. } if key == "margin"));
     refused("alphabeta:4", |e| matches!(e, SpecError::NotKeyValue { piece, .. } if piece == "4"));
     refused("net:", |e| matches!(e, SpecError::Missing { what: "a model file", .. }));
     refused("net:sims=5", |e| matches!(e, SpecError::Missing { what: "a model file", .. }));
@@ -135,6 +154,8 @@ fn refusals_name_the_bad_part_and_what_is_allowed() {
         ("random:seed=3", "unknown parameter 'seed' for random, allowed: none"),
         ("alphabeta:depth", "'depth' is not key=value"),
         ("alphabeta:depth=3,ms=10", "give depth or ms, not both"),
+        ("net:a.mzm,margin=2", "margin=2 is not a number from 0 to 0.5"),
+        ("net:a.mzm,cpuct=2", "allowed: sims, tb, margin"),
     ] {
         let err = AgentSpec::parse(text).err().unwrap_or_else(|| panic!("{text} parsed")).to_string();
         assert!(err.contains(says), "{text}: '{err}' should say '{says}'");
