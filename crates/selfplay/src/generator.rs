@@ -444,11 +444,7 @@ fn adjudicate<G: Game>(game: &G, lay: &Layout, tb: &Tablebase, s: &mut Slot<G>) 
         },
         margin: margin.unsigned_abs().min(u32::from(u16::MAX)) as u16,
     };
-    let mut policy = vec![0.0; game.action_space()];
-    let share = 1.0 / probe.best.len() as f32;
-    for action in probe.best {
-        policy[usize::from(action)] = share;
-    }
+    let policy = crate::feed::best_moves_policy(game, &probe);
     s.rows.push(PendingRow { side, row: new_row(game, lay, &pos, policy, probe.result()) });
     Some(outcome)
 }

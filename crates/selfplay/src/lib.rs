@@ -4,12 +4,14 @@
 //! checksummed shards, and kept in a replay window.
 
 pub mod config;
+pub mod feed;
 pub mod generator;
 pub mod record;
 pub mod shard;
 pub mod window;
 
 pub use config::{Inference, SelfPlayConfig};
+pub use feed::database_rows;
 pub use generator::{SelfPlayOutput, play_games, play_games_pipelined, play_games_served};
 pub use record::{GameRecord, Row};
 pub use shard::{ShardError, ShardHeader, parse_shard, read_shard, shard_bytes, write_shard};

@@ -61,15 +61,20 @@ impl ReplayWindow {
             return;
         }
         for _ in 0..n {
-            let r = &self.rows[rng.random_range(0..self.rows.len())];
-            batch.inputs.extend_from_slice(&r.inputs);
-            for a in 0..r.policy.len() {
-                batch.legal.push(if r.legal & (1u64 << a) != 0 { 1.0 } else { 0.0 });
-            }
-            batch.policy.extend_from_slice(&r.policy);
-            batch.wdl.extend_from_slice(&r.wdl());
-            batch.margin.push(r.margin);
-            batch.n += 1;
+            push_row(batch, &self.rows[rng.random_range(0..self.rows.len())]);
         }
     }
+}
+
+/// Appends one row to `batch` (as [`ReplayWindow::sample`] does, and the trainer for rows
+/// from elsewhere, such as the endgame feed).
+pub fn push_row(batch: &mut Batch, r: &Row) {
+    batch.inputs.extend_from_slice(&r.inputs);
+    for a in 0..r.policy.len() {
+        batch.legal.push(if r.legal & (1u64 << a) != 0 { 1.0 } else { 0.0 });
+    }
+    batch.policy.extend_from_slice(&r.policy);
+    batch.wdl.extend_from_slice(&r.wdl());
+    batch.margin.push(r.margin);
+    batch.n += 1;
 }

@@ -84,3 +84,37 @@ fn games_end_where_they_enter_the_database_with_its_exact_result() {
         assert!(moves(&plain) > moves(&out), "{rules}: {} moves without, {} with", moves(&plain), moves(&out));
     }
 }
+
+#[test]
+fn the_feed_draws_database_positions_with_exact_targets() {
+    for (rules, seeds) in [("kalah:3,3", 8), ("oware:4,3", 10)] {
+        let game = parse_rules(rules).unwrap();
+        let (tb, _) = Tablebase::build(&game, seeds, &|_| {}).unwrap();
+        let lay = mancala_encoding::layout(&game);
+        let rows = mancala_selfplay::database_rows(&game, &lay, &tb, 300, 9);
+        assert_eq!(rows.len(), 300, "{rules}");
+        assert_eq!(rows, mancala_selfplay::database_rows(&game, &lay, &tb, 300, 9), "{rules}: same seed, same rows");
+        // The rows are those of the metric's sample, in order, each with the database's
+        // answer as its targets.
+        let positions = mancala_tablebase::sample_positions(&game, &tb, 300, 9);
+        let total = f32::from(game.total_seeds());
+        let mut wins = 0;
+        for (row, pos) in rows.iter().zip(&positions) {
+            let probe = tb.probe(&game, pos).unwrap();
+            let mut inputs = vec![0.0; lay.inputs()];
+            mancala_encoding::encode(&game, &lay, pos, &mut inputs);
+            assert_eq!(row.inputs, inputs, "{rules}");
+            assert_eq!(row.legal, game.legal_moves(pos).0);
+            assert_eq!(row.outcome, probe.result());
+            assert_eq!(row.margin, probe.final_margin as f32 / total);
+            assert!((row.policy.iter().sum::<f32>() - 1.0).abs() < 1e-6);
+            for a in 0..game.action_space() {
+                let best = probe.best.contains(a as u8);
+                assert_eq!(row.policy[a] > 0.0, best, "{rules}: move {a}");
+            }
+            wins += usize::from(row.outcome > 0.5);
+        }
+        // Not one kind of position only: wins and losses or draws both appear.
+        assert!(wins > 30 && wins < 270, "{rules}: {wins} wins of 300");
+    }
+}

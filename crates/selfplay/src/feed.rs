@@ -1,0 +1,49 @@
+//! The endgame feed: positions drawn from an endgame database with exact targets, mixed
+//! into training batches. Self-play reaches few endgames of each kind, and a network trained
+//! only on its own games learns them slowly; the database knows every one exactly, so a
+//! share of every batch can teach them directly (value and margin from perfect play, the
+//! best moves as the policy).
+
+use mancala_encoding::{Layout, encode};
+use mancala_rules::Game;
+use mancala_tablebase::{Probe, Tablebase, sample_positions};
+
+use crate::record::Row;
+
+/// The policy target of a position inside the database: uniform over its best moves.
+pub(crate) fn best_moves_policy<G: Game>(game: &G, probe: &Probe) -> Vec<f32> {
+    let mut policy = vec![0.0; game.action_space()];
+    let share = 1.0 / probe.best.len().max(1) as f32;
+    for action in probe.best {
+        policy[usize::from(action)] = share;
+    }
+    policy
+}
+
+/// `count` training rows of ongoing positions inside `tablebase`, drawn as the endgame
+/// accuracy metric draws them ([`sample_positions`]: a seed count, then a board uniform
+/// among those), the same for the same `seed`, each with its exact targets: the result of
+/// perfect play as value, the final margin over the game's total seeds as margin, the best
+/// moves as policy. `tablebase` must be for `game`.
+pub fn database_rows<G: Game>(game: &G, lay: &Layout, tablebase: &Tablebase, count: usize, seed: u64) -> Vec<Row> {
+    let total = f32::from(game.total_seeds().max(1));
+    sample_positions(game, tablebase, count, seed)
+        .iter()
+        .filter_map(|pos| {
+            let probe = tablebase.probe(game, pos)?;
+            if probe.best.is_empty() {
+                return None;
+            }
+            let mut inputs = vec![0.0; lay.inputs()];
+            encode(game, lay, pos, &mut inputs);
+            Some(Row {
+                inputs,
+                legal: game.legal_moves(pos).0,
+                policy: best_moves_policy(game, &probe),
+                search_value: probe.result(),
+                outcome: probe.result(),
+                margin: (probe.final_margin as f32 / total).clamp(-1.0, 1.0),
+            })
+        })
+        .collect()
+}
