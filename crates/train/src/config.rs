@@ -68,16 +68,32 @@ pub struct RunConfig {
 }
 
 /// An endgame database in the loop (Oware and its `awale` / `oware-capture-all` variants,
-/// Kalah): every process of the run that plays self-play builds it at its start from the
-/// rules (about 3 s at 12 seeds, 25 s at 15, on one core), so no file has to travel to
-/// remote workers. A self-play game that reaches a position inside it ends there with its
-/// exact result, that position is recorded with exact targets (the database's best moves
-/// and result), and the search answers leaves inside it with exact values.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+/// Kalah): every process of the run that plays self-play or trains builds it at its start
+/// from the rules (about 3 s at 12 seeds, 25 s at 15, on one core), so no file has to travel
+/// to remote workers. Self-play searches answer leaves inside it with exact values; with
+/// `adjudicate`, a game that reaches a position inside it ends there with its exact result,
+/// that position recorded with exact targets; with `feed`, the trainer fills a share of every
+/// batch with positions drawn from it, with exact targets.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct EndgameSection {
     /// The most seeds on the board of a position in the database; 0: no database.
     pub seeds: usize,
+    /// Self-play games end where they enter the database (shorter games, but the network
+    /// then never plays an endgame out; measured in docs/design.md). Default true, the
+    /// meaning `seeds` had before this key.
+    pub adjudicate: bool,
+    /// Share of every training batch drawn from the database (0 to 0.5; 0: none; needs
+    /// `seeds`): ongoing positions, a seed count then a board uniform among those, with the
+    /// result and margin of perfect play as value and margin targets and its best moves as
+    /// policy.
+    pub feed: f64,
+}
+
+impl Default for EndgameSection {
+    fn default() -> Self {
+        EndgameSection { seeds: 0, adjudicate: true, feed: 0.0 }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -208,6 +224,11 @@ pub struct SearchSection {
     pub dirichlet_fraction: f32,
     /// Gumbel root: how many root actions are sampled (m, at least 1).
     pub gumbel_actions: usize,
+    /// Weight of the final seed margin in the value every search of the run maximises
+    /// (0 to 0.5; see `mancala_mcts::utility`): 0 counts wins alone, so in a won (or lost)
+    /// position every winning move looks alike; a small weight prefers the one that keeps
+    /// the most seeds. The value and margin targets are unchanged.
+    pub margin_utility: f32,
 }
 
 impl Default for SearchSection {
@@ -220,6 +241,7 @@ impl Default for SearchSection {
             dirichlet_alpha_total: d.dirichlet_alpha_total,
             dirichlet_fraction: d.dirichlet_fraction,
             gumbel_actions: d.gumbel_actions,
+            margin_utility: d.margin_utility,
         }
     }
 }
@@ -536,6 +558,10 @@ impl RunConfig {
         positive("search.dirichlet_alpha_total", s.dirichlet_alpha_total)?;
         unit("search.dirichlet_fraction", s.dirichlet_fraction)?;
         at_least_one("search.gumbel_actions", s.gumbel_actions as u64)?;
+        // Above one half a large enough margin would outweigh the result itself.
+        if !(0.0..=0.5).contains(&s.margin_utility) {
+            return Err(bad("search.margin_utility", s.margin_utility, "0 to 0.5"));
+        }
 
         self.selfplay.validate().map_err(TrainError::Config)?;
 
@@ -599,6 +625,13 @@ impl RunConfig {
                 ));
             }
         }
+        let feed = self.endgame.feed;
+        if !(0.0..=0.5).contains(&feed) {
+            return Err(bad("endgame.feed", feed, "0 to 0.5 (a share of each training batch)"));
+        }
+        if feed > 0.0 && self.endgame.seeds == 0 {
+            return Err(bad("endgame.feed", feed, "0 while endgame.seeds is 0: the feed draws from the database"));
+        }
         if e.every > 0 {
             if e.references.is_empty() {
                 return Err(bad("evaluation.references", "[]", "at least one agent when evaluation.every is above 0"));
@@ -642,6 +675,7 @@ impl RunConfig {
             dirichlet_alpha_total: s.dirichlet_alpha_total,
             dirichlet_fraction: s.dirichlet_fraction,
             gumbel_actions: s.gumbel_actions,
+            margin_utility: s.margin_utility,
             leaves_per_gather: 8,
             ..SearchConfig::default()
         }

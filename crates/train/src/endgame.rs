@@ -50,8 +50,16 @@ pub fn database(config: &RunConfig, game: &AnyGame) -> Result<Option<Built>, Tra
     Ok(Some(Built { tablebase: tb, seconds: started.elapsed().as_secs_f64() }))
 }
 
-/// A self-play evaluator: `inner` (the network), behind the run's endgame database when it
-/// has one, so the search sees exact values at leaves inside it.
-pub fn leaves<E>(game: &AnyGame, endgame: Option<&Arc<Tablebase>>, inner: E) -> TablebaseEvaluator<AnyGame, E> {
-    TablebaseEvaluator::optional(game, endgame.cloned(), inner).expect("the database was built for the run's game")
+/// A self-play evaluator: `inner` (the network, giving the utility of `margin_utility`),
+/// behind the run's endgame database when it has one, so the search sees exact values at
+/// leaves inside it, weighed the same way.
+pub fn leaves<E>(
+    game: &AnyGame,
+    endgame: Option<&Arc<Tablebase>>,
+    margin_utility: f32,
+    inner: E,
+) -> TablebaseEvaluator<AnyGame, E> {
+    TablebaseEvaluator::optional(game, endgame.cloned(), inner)
+        .expect("the database was built for the run's game")
+        .with_margin_utility(margin_utility)
 }

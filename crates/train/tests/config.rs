@@ -115,6 +115,13 @@ fn every_bad_value_is_refused_with_its_key_and_what_is_allowed() {
         ("[search]\ndirichlet_fraction = 1.5", "search.dirichlet_fraction", "0 to 1"),
         ("[search]\ndirichlet_fraction = nan", "search.dirichlet_fraction", "0 to 1"),
         ("[search]\ngumbel_actions = 0", "search.gumbel_actions", "at least 1"),
+        ("[search]\nmargin_utility = 0.6", "search.margin_utility", "0 to 0.5"),
+        ("[search]\nmargin_utility = -0.1", "search.margin_utility", "0 to 0.5"),
+        ("[search]\nmargin_utility = nan", "search.margin_utility", "0 to 0.5"),
+        ("[endgame]\nseeds = 12\nfeed = 0.7", "endgame.feed", "0 to 0.5"),
+        ("[endgame]\nseeds = 12\nfeed = nan", "endgame.feed", "0 to 0.5"),
+        ("[endgame]\nfeed = 0.1", "endgame.feed", "while endgame.seeds is 0"),
+        ("[endgame]\nadjudicate = 1", "endgame.adjudicate", "bool"),
         ("[selfplay]\nthreads = 0", "selfplay.threads", "at least 1"),
         ("[selfplay]\ngames_per_shard = -2", "selfplay.games_per_shard", "usize"),
         ("[selfplay]\nsimulations = 0", "selfplay.simulations", "at least 1"),
@@ -320,4 +327,47 @@ fn a_worker_with_the_endgame_database_ends_games_at_its_door() {
     let with = moves(Some(&tb));
     let without = moves(None);
     assert!(with < without, "{with} positions with the database, {without} without");
+}
+
+#[test]
+fn the_worker_adjudicates_only_when_asked() {
+    // With `adjudicate = false` the database answers the search's leaves but the games play
+    // on, longer than when they end at the door.
+    let over = "[game]\nrules = \"kalah:3,3\"\n[endgame]\nseeds = 8\nadjudicate = false\n";
+    let text = merge(RunConfig::shipped("tiny").unwrap(), over).unwrap();
+    let run = Run::create(Store::open("memory://config-no-adjudication").unwrap(), &text).unwrap();
+    let model = run.load_best(&Device::flex()).unwrap();
+    let tb = mancala_train::endgame::database(&run.config, &run.game).unwrap().unwrap().tablebase;
+    let shard = worker::play_shard(&run, &model, Some(&tb), 1, 3, &AtomicBool::new(false)).unwrap();
+    let adjudicated = {
+        let text = merge(RunConfig::shipped("tiny").unwrap(), "[game]\nrules = \"kalah:3,3\"\n[endgame]\nseeds = 8\n")
+            .unwrap();
+        let run = Run::create(Store::open("memory://config-adjudication").unwrap(), &text).unwrap();
+        worker::play_shard(&run, &model, Some(&tb), 1, 3, &AtomicBool::new(false)).unwrap().positions
+    };
+    assert!(adjudicated < shard.positions, "{adjudicated} positions adjudicated, {} played on", shard.positions);
+}
+
+#[test]
+fn the_endgame_feed_fills_its_share_of_every_batch() {
+    let over = "[game]\nrules = \"kalah:3,3\"\n[endgame]\nseeds = 8\nfeed = 0.25\n[training]\nbatch_size = 64\n";
+    let text = merge(RunConfig::shipped("tiny").unwrap(), over).unwrap();
+    let run = Run::create(Store::open("memory://config-feed").unwrap(), &text).unwrap();
+    let ctl = Ctl::new(&Quiet);
+    let model = run.load_best(&Device::flex()).unwrap();
+    let shard = worker::play_shard(&run, &model, None, 1, 0, &AtomicBool::new(false)).unwrap();
+    let (_, rows) = mancala_selfplay::parse_shard(std::path::Path::new("feed"), &shard.bytes, None).unwrap();
+    let mut state = trainer::restore(&run, &ctl).unwrap();
+    state.window.extend(rows);
+    let scalars = trainer::train(&run, &mut state, 3, &ctl).unwrap().unwrap();
+    assert_eq!(scalars["train/endgame_feed_rows"], 16.0, "a quarter of 64");
+    assert!(scalars["loss/total"].is_finite());
+    // The same run without the feed trains on the window alone.
+    let plain = merge(RunConfig::shipped("tiny").unwrap(), "[game]\nrules = \"kalah:3,3\"\n").unwrap();
+    let run = Run::create(Store::open("memory://config-no-feed").unwrap(), &plain).unwrap();
+    let mut state = trainer::restore(&run, &ctl).unwrap();
+    let (_, rows) = mancala_selfplay::parse_shard(std::path::Path::new("feed"), &shard.bytes, None).unwrap();
+    state.window.extend(rows);
+    let scalars = trainer::train(&run, &mut state, 1, &ctl).unwrap().unwrap();
+    assert_eq!(scalars["train/endgame_feed_rows"], 0.0);
 }

@@ -9,13 +9,16 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Instant;
 
 use mancala_nn::{Batch, Learner, ModelMeta, model_bytes};
 use mancala_rules::Game;
-use mancala_selfplay::{ReplayWindow, Row, parse_shard};
-use rand::SeedableRng;
+use mancala_selfplay::window::push_row;
+use mancala_selfplay::{ReplayWindow, Row, database_rows, parse_shard};
+use mancala_tablebase::Tablebase;
 use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
 
 use super::Ctl;
 use crate::error::TrainError;
@@ -38,6 +41,8 @@ pub struct TrainerState {
     pub pending_rows: u64,
     pub pending_games: u64,
     rng: SmallRng,
+    /// The run's endgame database when `endgame.feed` draws a share of each batch from it.
+    feed: Option<Arc<Tablebase>>,
     /// Trainer time of the sessions before this one (from the restored candidate).
     elapsed_before: f64,
     session_start: Instant,
@@ -112,6 +117,19 @@ pub fn restore(run: &Run, ctl: &Ctl) -> Result<TrainerState, TrainError> {
         window.extend(r);
     }
     let rng = SmallRng::seed_from_u64(config.run.seed ^ last.generation.wrapping_mul(0x51_7cc1_b727_220a));
+    let feed = if config.endgame.feed > 0.0 {
+        let built = crate::endgame::database(config, &run.game)?.expect("validation: the feed needs endgame.seeds");
+        if built.seconds > 0.0 {
+            ctl.reporter.line(&format!(
+                "trainer: endgame database of at most {} seeds built in {:.1} s for the feed",
+                built.tablebase.max_seeds(),
+                built.seconds
+            ));
+        }
+        Some(built.tablebase)
+    } else {
+        None
+    };
     Ok(TrainerState {
         seen: last.ingested.iter().chain(&last.skipped).cloned().collect(),
         ingested: last.ingested.clone(),
@@ -125,6 +143,7 @@ pub fn restore(run: &Run, ctl: &Ctl) -> Result<TrainerState, TrainError> {
         learner,
         window,
         rng,
+        feed,
         session_start: Instant::now(),
     })
 }
@@ -199,13 +218,21 @@ pub fn train(
     }
     let start = Instant::now();
     let mut batch = Batch::default();
+    // The feed's share of each batch; the rest comes from the window.
+    let fed = if state.feed.is_some() { (t.batch_size as f64 * run.config.endgame.feed).round() as usize } else { 0 };
+    let lay = mancala_nn::layout(&run.game);
     let mut sums = [0.0f64; 6];
     let mut lr = 0.0;
     for _ in 0..steps {
         if ctl.stopped() {
             return Ok(None);
         }
-        state.window.sample(t.batch_size, &mut state.rng, &mut batch);
+        state.window.sample(t.batch_size - fed, &mut state.rng, &mut batch);
+        if let Some(tb) = &state.feed {
+            for row in database_rows(&run.game, &lay, tb, fed, state.rng.random()) {
+                push_row(&mut batch, &row);
+            }
+        }
         let l = state.learner.train_step(&batch);
         if !l.total.is_finite() {
             return Err(TrainError::Run(format!(
@@ -229,6 +256,7 @@ pub fn train(
     s.insert("train/value_accuracy".into(), sums[5] / n);
     s.insert("train/learning_rate".into(), lr);
     s.insert("train/steps".into(), steps as f64);
+    s.insert("train/endgame_feed_rows".into(), fed as f64);
     s.insert("train/steps_per_s".into(), steps as f64 / start.elapsed().as_secs_f64().max(1e-9));
     Ok(Some(s))
 }

@@ -124,16 +124,24 @@ pub fn play_shard(
     let device =
         mancala_nn::inference_device(run.config.network.device.as_str()).expect("the config's device was validated");
     let game = &run.game;
+    // The database always answers the search's leaves; it ends games only when asked to.
+    let adjudicator = endgame.filter(|_| run.config.endgame.adjudicate).map(|tb| &**tb);
     let out = match sp.inference {
         Inference::Direct => play_games(
             game,
             &config,
             &search,
-            endgame.map(|tb| &**tb),
+            adjudicator,
             sp.games_per_shard,
             seed,
             |_| {
-                endgame::leaves(game, endgame, NeuralEvaluator::new(game, model.net.clone(), device.clone()).cached(16))
+                let net = NeuralEvaluator::new(game, model.net.clone(), device.clone());
+                endgame::leaves(
+                    game,
+                    endgame,
+                    search.margin_utility,
+                    net.with_margin_utility(search.margin_utility).cached(16),
+                )
             },
             &|_| {},
             stop,
@@ -145,10 +153,15 @@ pub fn play_shard(
                 game,
                 &config,
                 &search,
-                endgame.map(|tb| &**tb),
+                adjudicator,
                 sp.games_per_shard,
                 seed,
-                endgame::leaves(game, endgame, NeuralEvaluator::new(game, model.net.clone(), device)),
+                endgame::leaves(
+                    game,
+                    endgame,
+                    search.margin_utility,
+                    NeuralEvaluator::new(game, model.net.clone(), device).with_margin_utility(search.margin_utility),
+                ),
                 16,
                 &|_| {},
                 stop,
