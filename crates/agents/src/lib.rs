@@ -36,8 +36,8 @@ use mancala_tablebase::{PerfectAgent, TablebaseEvaluator};
 pub use error::{FileError, SpecError};
 pub use files::{cached_model, cached_tablebase, model_evaluator};
 pub use spec::{
-    ALPHABETA_DEPTH, AgentKind, AgentSpec, DEFAULT_MARGIN_UTILITY, MAX_MARGIN_UTILITY, MCTS_C_PUCT, MCTS_SIMULATIONS,
-    NET_SIMULATIONS, PERFECT_DEPTH,
+    ALPHABETA_DEPTH, AgentKind, AgentSpec, MAX_MARGIN_UTILITY, MCTS_C_PUCT, MCTS_SIMULATIONS, NET_SIMULATIONS,
+    PERFECT_DEPTH,
 };
 
 /// Every spec form, for error messages and help texts.
@@ -89,11 +89,13 @@ impl AgentSpec {
             }
             AgentKind::Net { model, simulations, tablebase, margin_utility } => {
                 // The model's own encoding version: a file of an older one plays too.
-                let inner = model_evaluator(game, model).map_err(file)?.with_margin_utility(*margin_utility).cached(14);
+                let own = cached_model(game, model).map_err(file)?.0.margin_utility();
+                let margin_utility = margin_utility.unwrap_or(own);
+                let inner = model_evaluator(game, model).map_err(file)?.with_margin_utility(margin_utility).cached(14);
                 let config = SearchConfig {
                     simulations: *simulations,
                     leaves_per_gather: NET_LEAVES_PER_GATHER,
-                    margin_utility: *margin_utility,
+                    margin_utility,
                     ..SearchConfig::default()
                 };
                 match tablebase {
@@ -103,7 +105,7 @@ impl AgentSpec {
                         let tb = cached_tablebase(game, db).map_err(file)?;
                         let evaluator = TablebaseEvaluator::new(game, tb, inner)
                             .map_err(|source| file(FileError::Database { path: db.clone(), source }))?
-                            .with_margin_utility(*margin_utility);
+                            .with_margin_utility(margin_utility);
                         Box::new(SearchAgent::new(game.clone(), config, evaluator, seed, name))
                     }
                 }

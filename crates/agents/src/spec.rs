@@ -15,10 +15,6 @@ use crate::error::SpecError;
 pub const MCTS_SIMULATIONS: u32 = 1000;
 /// Default simulations of `net` (each one is a network call).
 pub const NET_SIMULATIONS: u32 = 200;
-/// Default weight of the seed margin in the value a `net` agent's search maximises (see
-/// [`mancala_mcts::utility`]): what the shipped configs train with, so a model plays as it
-/// learned.
-pub const DEFAULT_MARGIN_UTILITY: f32 = 0.0;
 /// The largest margin weight: above one half a big enough margin could outrank a win.
 pub const MAX_MARGIN_UTILITY: f32 = 0.5;
 /// Default exploration constant of `mcts`.
@@ -42,8 +38,9 @@ pub enum AgentKind {
     Mcts { simulations: u32, c_puct: f32 },
     /// `net:FILE[,sims=N][,tb=DB][,margin=W]`: a trained model guiding MCTS, with exact
     /// values from an endgame database at the leaves inside it when `tb` is given, and the
-    /// seed margin weighted `W` in the value its search maximises.
-    Net { model: PathBuf, simulations: u32, tablebase: Option<PathBuf>, margin_utility: f32 },
+    /// seed margin weighted `W` in the value its search maximises (without `margin`, the
+    /// weight the model's run searched with, which its file names; 0 for older files).
+    Net { model: PathBuf, simulations: u32, tablebase: Option<PathBuf>, margin_utility: Option<f32> },
     /// `perfect:db=FILE[,depth=D|ms=M]`: the database's best moves inside it, alpha-beta
     /// outside it.
     Perfect { db: PathBuf, fallback: Limit },
@@ -173,7 +170,7 @@ impl AgentSpec {
                 let model = pieces.next().filter(|f| !f.contains('=')).ok_or_else(missing)?;
                 let p = Params::split(spec, pieces, "net", &["sims", "tb", "margin"])?;
                 const MARGIN: &str = "a number from 0 to 0.5";
-                let margin_utility = p.number("margin", DEFAULT_MARGIN_UTILITY, 0.0, MARGIN)?;
+                let margin_utility = p.number("margin", 0.0, 0.0, MARGIN)?;
                 if margin_utility > MAX_MARGIN_UTILITY {
                     return Err(SpecError::BadNumber {
                         spec: spec.to_string(),
@@ -186,7 +183,7 @@ impl AgentSpec {
                     model: PathBuf::from(model),
                     simulations: p.number("sims", NET_SIMULATIONS, 1, "a whole number of at least 1")?,
                     tablebase: p.get("tb").map(PathBuf::from),
-                    margin_utility,
+                    margin_utility: p.get("margin").map(|_| margin_utility),
                 }
             }
             "perfect" => {

@@ -81,7 +81,7 @@ fn specs_parse_into_typed_kinds_with_their_defaults() {
     );
     assert_eq!(parse("mcts"), AgentKind::Mcts { simulations: 1000, c_puct: 1.5 });
     assert_eq!(parse("mcts:sims=100,cpuct=2"), AgentKind::Mcts { simulations: 100, c_puct: 2.0 });
-    let margin_utility = mancala_agents::DEFAULT_MARGIN_UTILITY;
+    let margin_utility = None;
     assert_eq!(
         parse("net:a.mzm"),
         AgentKind::Net { model: "a.mzm".into(), simulations: 200, tablebase: None, margin_utility }
@@ -92,11 +92,11 @@ fn specs_parse_into_typed_kinds_with_their_defaults() {
     );
     assert_eq!(
         parse("net:a.mzm,margin=0.2"),
-        AgentKind::Net { model: "a.mzm".into(), simulations: 200, tablebase: None, margin_utility: 0.2 }
+        AgentKind::Net { model: "a.mzm".into(), simulations: 200, tablebase: None, margin_utility: Some(0.2) }
     );
     assert_eq!(
         parse("net:a.mzm,margin=0"),
-        AgentKind::Net { model: "a.mzm".into(), simulations: 200, tablebase: None, margin_utility: 0.0 }
+        AgentKind::Net { model: "a.mzm".into(), simulations: 200, tablebase: None, margin_utility: Some(0.0) }
     );
     assert_eq!(parse("perfect:db=k.tb"), AgentKind::Perfect { db: "k.tb".into(), fallback: Limit::Depth(8) });
     assert_eq!(parse("perfect:db=k.tb,depth=3"), AgentKind::Perfect { db: "k.tb".into(), fallback: Limit::Depth(3) });

@@ -52,7 +52,17 @@ pub struct ModelMeta {
     pub extra: BTreeMap<String, String>,
 }
 
+/// The `extra` key naming the margin weight its run searched with (`search.margin_utility`;
+/// see `mancala_mcts::utility`), so that a `net:FILE` agent plays the model as it learned.
+pub const MARGIN_UTILITY_KEY: &str = "margin_utility";
+
 impl ModelMeta {
+    /// The margin weight the model was trained to search with: 0 for a model that names none
+    /// (every model made before the key). A file naming a bad one is refused when read.
+    pub fn margin_utility(&self) -> f32 {
+        self.extra.get(MARGIN_UTILITY_KEY).and_then(|v| v.parse().ok()).unwrap_or(0.0)
+    }
+
     pub fn new(rules: String, net: NetConfig, step: u64) -> Self {
         ModelMeta {
             rules,
@@ -107,6 +117,14 @@ fn parse_model_bytes(path: &Path, bytes: &[u8]) -> Result<(ModelMeta, Vec<u8>), 
     let meta: ModelMeta =
         serde_json::from_slice(meta).map_err(|e| NnError::Metadata { path: p(), reason: e.to_string() })?;
     // A model of an older version plays with its own version's layout (`layout_for`).
+    if let Some(value) = meta.extra.get(MARGIN_UTILITY_KEY)
+        && !value.parse::<f32>().is_ok_and(|w| (0.0..=0.5).contains(&w))
+    {
+        return Err(NnError::Metadata {
+            path: p(),
+            reason: format!("{MARGIN_UTILITY_KEY} = '{value}' is not a number from 0 to 0.5"),
+        });
+    }
     if !ENCODING_VERSIONS.contains(&meta.encoding_version) {
         return Err(NnError::EncodingVersion { path: p(), found: meta.encoding_version });
     }

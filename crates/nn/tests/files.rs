@@ -124,3 +124,19 @@ fn a_file_of_another_kind_is_named_as_such() {
     let e = model_from_bytes(Path::new("y.mzm"), &bad, None, &Device::flex()).unwrap_err();
     assert!(matches!(e, NnError::Metadata { .. }) && e.to_string().contains("y.mzm"), "{e}");
 }
+
+#[test]
+fn a_model_names_the_margin_weight_it_was_trained_with() {
+    let (preset, bytes) = SHIPPED[0];
+    let (mut meta, net) = model_from_bytes(Path::new(preset), bytes, None, &Device::flex()).unwrap();
+    assert_eq!(meta.margin_utility(), 0.0, "a file that names none: results alone");
+    let mut with = |value: &str| {
+        meta.extra.insert(mancala_nn::file::MARGIN_UTILITY_KEY.into(), value.into());
+        model_from_bytes(Path::new("m.mzm"), &model_bytes(&meta, &net).unwrap(), None, &Device::flex())
+    };
+    assert_eq!(with("0.1").unwrap().0.margin_utility(), 0.1);
+    for bad in ["0.7", "-0.1", "lots", "NaN"] {
+        let err = with(bad).err().unwrap_or_else(|| panic!("{bad} accepted")).to_string();
+        assert!(err.contains("m.mzm") && err.contains(&format!("margin_utility = '{bad}'")), "{bad}: {err}");
+    }
+}

@@ -42,10 +42,10 @@ struct AccuracyArgs {
     #[arg(long, default_value_t = 200)]
     simulations: u32,
     /// Weight of the seed margin in the value the search maximises (0 to 0.5; see
-    /// `search.margin_utility` in the training config). The value-sign figure reads the
-    /// network's result alone.
-    #[arg(long, default_value_t = mancala_agents::DEFAULT_MARGIN_UTILITY)]
-    margin_utility: f32,
+    /// `search.margin_utility` in the training config); default: the weight the model's run
+    /// searched with. The value-sign figure reads the network's result alone.
+    #[arg(long)]
+    margin_utility: Option<f32>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -109,16 +109,17 @@ fn accuracy(args: AccuracyArgs) -> anyhow::Result<()> {
     let device = burn::prelude::Device::flex();
     let network = |net: mancala_nn::Net| mancala_nn::NeuralEvaluator::with_layout(&game, layout, net, device.clone());
     let mut evaluator = network(net.clone());
-    if !(0.0..=0.5).contains(&args.margin_utility) {
-        bail!("--margin-utility {} is outside 0 to 0.5", args.margin_utility);
+    let margin_utility = args.margin_utility.unwrap_or(meta.margin_utility());
+    if !(0.0..=0.5).contains(&margin_utility) {
+        bail!("--margin-utility {margin_utility} is outside 0 to 0.5");
     }
     let config = mancala_mcts::SearchConfig {
         simulations: args.simulations.max(1),
         leaves_per_gather: 8,
-        margin_utility: args.margin_utility,
+        margin_utility,
         ..Default::default()
     };
-    let searched = network(net).with_margin_utility(args.margin_utility).cached(14);
+    let searched = network(net).with_margin_utility(margin_utility).cached(14);
     let mut agent = mancala_mcts::SearchAgent::new(game.clone(), config, searched, 1, "net".into());
     let sample = sample_positions(&game, &tb, args.positions, 0xe4d9);
     let a = game.action_space();

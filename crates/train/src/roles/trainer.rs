@@ -276,6 +276,7 @@ pub fn publish(
     let net = state.learner.inference_model(&device);
     let mut meta = ModelMeta::new(run.game.rules_string(), state.learner.net_config.clone(), state.learner.step());
     meta.extra.insert("iteration".into(), generation.to_string());
+    meta.extra.insert(mancala_nn::file::MARGIN_UTILITY_KEY.into(), run.config.search.margin_utility.to_string());
     let bytes = model_bytes(&meta, &net)?;
     let checksum = layout::checksum(&bytes);
     let model = layout::model_key(generation, &checksum);
