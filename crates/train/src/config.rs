@@ -80,8 +80,8 @@ pub struct EndgameSection {
     /// The most seeds on the board of a position in the database; 0: no database.
     pub seeds: usize,
     /// Self-play games end where they enter the database (shorter games, but the network
-    /// then never plays an endgame out; measured in docs/design.md). Default true, the
-    /// meaning `seeds` had before this key.
+    /// then never plays an endgame out; measured in docs/design.md). Default false: the
+    /// games play on, their searches exact inside the database.
     pub adjudicate: bool,
     /// Share of every training batch drawn from the database (0 to 0.5; 0: none; needs
     /// `seeds`): ongoing positions, a seed count then a board uniform among those, with the
@@ -92,7 +92,7 @@ pub struct EndgameSection {
 
 impl Default for EndgameSection {
     fn default() -> Self {
-        EndgameSection { seeds: 0, adjudicate: true, feed: 0.0 }
+        EndgameSection { seeds: 0, adjudicate: false, feed: 0.0 }
     }
 }
 
@@ -109,7 +109,7 @@ pub struct RunSection {
 
 impl Default for RunSection {
     fn default() -> Self {
-        RunSection { seed: 1, iterations: 1000, max_minutes: 60.0 }
+        RunSection { seed: 1, iterations: 10_000, max_minutes: 60.0 }
     }
 }
 
@@ -241,10 +241,15 @@ impl Default for SearchSection {
             dirichlet_alpha_total: d.dirichlet_alpha_total,
             dirichlet_fraction: d.dirichlet_fraction,
             gumbel_actions: d.gumbel_actions,
-            margin_utility: d.margin_utility,
+            margin_utility: DEFAULT_MARGIN_UTILITY,
         }
     }
 }
+
+/// The margin weight of a run's searches unless its config says otherwise: small enough that
+/// it only breaks ties between moves of about the same expected result (in an Oware A/B
+/// with the endgame feed it gave +89 Elo; docs/design.md).
+pub const DEFAULT_MARGIN_UTILITY: f32 = 0.1;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]

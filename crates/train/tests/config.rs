@@ -36,11 +36,23 @@ fn oware_with(over: &str) -> String {
 
 #[test]
 fn shipped_configs_are_the_configs_the_complete_files_gave() {
-    // Every complete file of before the split is still shipped and gives the same config
-    // (the `[endgame]` table came later and is off in all of them).
+    // Every complete file of before the split is still shipped and gives the same config,
+    // but for what was changed on purpose since, with a measurement (docs/design.md): the
+    // margin weight, the endgame database of the games it can describe, and an iteration
+    // limit that leaves the run to max_minutes.
     for (name, old) in BEFORE {
         let old = RunConfig::parse(old).unwrap();
-        let new = RunConfig::parse(RunConfig::shipped(name).unwrap()).unwrap();
+        let mut new = RunConfig::parse(RunConfig::shipped(name).unwrap()).unwrap();
+        assert_eq!(new.search.margin_utility, 0.1, "{name}");
+        new.search.margin_utility = old.search.margin_utility;
+        let database = ["oware", "awale", "kalah"].contains(name);
+        assert_eq!((new.endgame.seeds, new.endgame.feed), if database { (15, 0.1) } else { (0, 0.0) }, "{name}");
+        assert!(!new.endgame.adjudicate, "{name}");
+        new.endgame = old.endgame.clone();
+        if *name != "tiny" {
+            assert_eq!((old.run.iterations, new.run.iterations), (1000, 10_000), "{name}");
+            new.run.iterations = old.run.iterations;
+        }
         assert_eq!(new, old, "{name}");
     }
     let capture_all = RunConfig::parse(RunConfig::shipped("oware-capture-all").unwrap()).unwrap();
@@ -120,7 +132,7 @@ fn every_bad_value_is_refused_with_its_key_and_what_is_allowed() {
         ("[search]\nmargin_utility = nan", "search.margin_utility", "0 to 0.5"),
         ("[endgame]\nseeds = 12\nfeed = 0.7", "endgame.feed", "0 to 0.5"),
         ("[endgame]\nseeds = 12\nfeed = nan", "endgame.feed", "0 to 0.5"),
-        ("[endgame]\nfeed = 0.1", "endgame.feed", "while endgame.seeds is 0"),
+        ("[endgame]\nseeds = 0\nfeed = 0.1", "endgame.feed", "while endgame.seeds is 0"),
         ("[endgame]\nadjudicate = 1", "endgame.adjudicate", "bool"),
         ("[selfplay]\nthreads = 0", "selfplay.threads", "at least 1"),
         ("[selfplay]\ngames_per_shard = -2", "selfplay.games_per_shard", "usize"),
@@ -308,8 +320,11 @@ fn endgame_seeds_are_checked_against_the_game() {
 
 #[test]
 fn a_worker_with_the_endgame_database_ends_games_at_its_door() {
-    let text =
-        merge(RunConfig::shipped("tiny").unwrap(), "[game]\nrules = \"kalah:3,3\"\n[endgame]\nseeds = 8\n").unwrap();
+    let text = merge(
+        RunConfig::shipped("tiny").unwrap(),
+        "[game]\nrules = \"kalah:3,3\"\n[endgame]\nseeds = 8\nadjudicate = true\n",
+    )
+    .unwrap();
     let run = Run::create(Store::open("memory://config-endgame").unwrap(), &text).unwrap();
     let model = run.load_best(&Device::flex()).unwrap();
     let tb = mancala_train::endgame::database(&run.config, &run.game).unwrap().unwrap().tablebase;
@@ -340,8 +355,11 @@ fn the_worker_adjudicates_only_when_asked() {
     let tb = mancala_train::endgame::database(&run.config, &run.game).unwrap().unwrap().tablebase;
     let shard = worker::play_shard(&run, &model, Some(&tb), 1, 3, &AtomicBool::new(false)).unwrap();
     let adjudicated = {
-        let text = merge(RunConfig::shipped("tiny").unwrap(), "[game]\nrules = \"kalah:3,3\"\n[endgame]\nseeds = 8\n")
-            .unwrap();
+        let text = merge(
+            RunConfig::shipped("tiny").unwrap(),
+            "[game]\nrules = \"kalah:3,3\"\n[endgame]\nseeds = 8\nadjudicate = true\n",
+        )
+        .unwrap();
         let run = Run::create(Store::open("memory://config-adjudication").unwrap(), &text).unwrap();
         worker::play_shard(&run, &model, Some(&tb), 1, 3, &AtomicBool::new(false)).unwrap().positions
     };
@@ -350,7 +368,7 @@ fn the_worker_adjudicates_only_when_asked() {
 
 #[test]
 fn the_endgame_feed_fills_its_share_of_every_batch() {
-    let over = "[game]\nrules = \"kalah:3,3\"\n[endgame]\nseeds = 8\nfeed = 0.25\n[training]\nbatch_size = 64\n";
+    let over = "[game]\nrules = \"kalah:3,3\"\n[endgame]\nseeds = 8\nfeed = 0.25\n[training]\nbatch_size = 64\n[search]\nmargin_utility = 0.2\n";
     let text = merge(RunConfig::shipped("tiny").unwrap(), over).unwrap();
     let run = Run::create(Store::open("memory://config-feed").unwrap(), &text).unwrap();
     let ctl = Ctl::new(&Quiet);
@@ -362,6 +380,10 @@ fn the_endgame_feed_fills_its_share_of_every_batch() {
     let scalars = trainer::train(&run, &mut state, 3, &ctl).unwrap().unwrap();
     assert_eq!(scalars["train/endgame_feed_rows"], 16.0, "a quarter of 64");
     assert!(scalars["loss/total"].is_finite());
+    // The candidate's file names the margin weight its run searched with.
+    let candidate = trainer::publish(&run, &mut state, scalars).unwrap();
+    let model = run.load_model(candidate.generation, &candidate.model, &candidate.checksum, &Device::flex()).unwrap();
+    assert_eq!(model.meta.margin_utility(), 0.2);
     // The same run without the feed trains on the window alone.
     let plain = merge(RunConfig::shipped("tiny").unwrap(), "[game]\nrules = \"kalah:3,3\"\n").unwrap();
     let run = Run::create(Store::open("memory://config-no-feed").unwrap(), &plain).unwrap();
