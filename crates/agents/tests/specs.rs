@@ -220,12 +220,12 @@ fn files_that_cannot_be_used_are_refused_by_name() {
     });
 }
 
-/// A model file of an older input encoding (the shipped Oware network is version 1) plays
+/// A model file of an older input encoding (the Oware network shipped before version 2) plays
 /// through `net:FILE`, encoded with its own version, with or without an endgame database.
 #[test]
 fn a_version_1_model_file_plays() {
     let dir = tempfile::tempdir().unwrap();
-    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../checkpoints/shipped/oware.mzm");
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../nn/tests/data/oware-v1.mzm");
     let game = parse_rules("oware").unwrap();
     let (meta, _) = mancala_agents::cached_model(&game, &shipped).unwrap();
     assert_eq!(meta.encoding_version, 1);

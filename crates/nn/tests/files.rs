@@ -1,5 +1,7 @@
-//! Model files across format versions: the shipped models are files of format version 1
-//! (before the container) and must keep loading; everything new is written as a container.
+//! Model files across format versions: the models shipped before the container (Oware and
+//! Kalah kept in `tests/data/*-v1.mzm`; Awale, Oware-capture-all and Owela still shipped)
+//! are files of format version 1 and must keep loading; everything new is written as a
+//! container.
 
 use std::path::{Path, PathBuf};
 
@@ -12,14 +14,12 @@ use mancala_nn::{
 };
 use mancala_rules::{AnyGame, Game, Line, parse_rules};
 
-/// The shipped models, as the binary embeds them (crates/cli/src/shipped.rs).
-const SHIPPED: &[(&str, &[u8])] = &[
-    ("oware", include_bytes!("../../../checkpoints/shipped/oware.mzm")),
-    ("kalah", include_bytes!("../../../checkpoints/shipped/kalah.mzm")),
-];
+/// Models of format version 1, as the binary embedded them (crates/cli/src/shipped.rs).
+const SHIPPED: &[(&str, &[u8])] =
+    &[("oware", include_bytes!("data/oware-v1.mzm")), ("kalah", include_bytes!("data/kalah-v1.mzm"))];
 
 fn shipped_path(preset: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../checkpoints/shipped/{preset}.mzm"))
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/data/{preset}-v1.mzm"))
 }
 
 /// Policy and value of a few positions, to compare two loads of one network (encoded with

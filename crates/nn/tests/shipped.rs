@@ -1,6 +1,8 @@
-//! The models shipped in `checkpoints/shipped/` were trained with input encoding version 1:
-//! they still load, are encoded with version 1's layout, and evaluate every position exactly
-//! as before version 2 existed (the values below were recorded with the version-1-only build).
+//! The Oware and Kalah models shipped before input encoding version 2 (kept as test data in
+//! `tests/data/*-v1.mzm` since newer models replaced them in `checkpoints/shipped/`; the
+//! Awale, Oware-capture-all and Owela models there are version 1 too) still load, are
+//! encoded with version 1's layout, and evaluate every position exactly as before version 2
+//! existed (the values below were recorded with the version-1-only build).
 
 use std::path::PathBuf;
 
@@ -111,14 +113,14 @@ const RECORDED: &[(&str, &str, f32, [f32; 6])] = &[
 ];
 
 fn shipped(preset: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../../checkpoints/shipped/{preset}.mzm"))
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/data/{preset}-v1.mzm"))
 }
 
-/// The shipped model for `preset`, with an evaluator on its own version's layout.
+/// The version-1 model for `preset`, with an evaluator on its own version's layout.
 fn evaluator(preset: &str) -> (AnyGame, NeuralEvaluator<AnyGame>) {
     let game = parse_rules(preset).unwrap();
     let (meta, net) = load_model(&shipped(preset), Some(&game.rules_string()), None, &Device::flex()).unwrap();
-    assert_eq!(meta.encoding_version, 1, "{preset}: the shipped model is of version 1");
+    assert_eq!(meta.encoding_version, 1, "{preset}: the old shipped model is of version 1");
     let layout = layout_for(&game, meta.encoding_version).unwrap();
     assert_eq!((layout.version, layout.globals), (1, 2));
     (game.clone(), NeuralEvaluator::with_layout(&game, layout, net, Device::flex()))
@@ -134,7 +136,7 @@ fn evaluate(game: &AnyGame, ev: &mut NeuralEvaluator<AnyGame>, lines: &[String])
 
 #[test]
 fn shipped_models_evaluate_as_before_version_2() {
-    assert_eq!(ENCODING_VERSION, 2, "new models are version 2; the shipped ones stay version 1");
+    assert_eq!(ENCODING_VERSION, 2, "new models are version 2; the old ones stay version 1");
     for preset in ["oware", "kalah"] {
         let (game, mut ev) = evaluator(preset);
         let cases: Vec<_> = RECORDED.iter().filter(|(p, ..)| *p == preset).collect();

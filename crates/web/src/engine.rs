@@ -36,7 +36,7 @@ pub enum Opponent {
 #[derive(Clone)]
 enum Brain {
     // Boxed: a network's module tree is large beside the empty variant. The layout is the
-    // model's own input encoding version's (the shipped networks are version 1).
+    // model's own input encoding version's (shipped networks are of version 1 or 2).
     Network { net: Box<Net>, layout: Layout, name: String },
     Rollouts,
 }

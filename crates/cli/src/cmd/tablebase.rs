@@ -104,7 +104,7 @@ fn accuracy(args: AccuracyArgs) -> anyhow::Result<()> {
             None => bail!("no shipped network for {}: give --model FILE", tb.rules()),
         },
     };
-    // The model's own input encoding version (the shipped networks are version 1).
+    // The model's own input encoding version (shipped networks are of version 1 or 2).
     let layout = mancala_nn::layout_for(&game, meta.encoding_version)?;
     let device = burn::prelude::Device::flex();
     let network = |net: mancala_nn::Net| mancala_nn::NeuralEvaluator::with_layout(&game, layout, net, device.clone());

@@ -66,7 +66,7 @@ impl EvaluatorSource for ModelSource {
     }
 
     fn for_game(&mut self, game: &AnyGame, seed: u64) -> anyhow::Result<Box<dyn Evaluator<AnyGame>>> {
-        // Each model with its own input encoding version: the shipped ones are version 1.
+        // Each model with its own input encoding version: shipped ones are of version 1 or 2.
         if let Some(path) = &self.file {
             return Ok(Box::new(mancala_agents::model_evaluator(game, path)?.cached(16)));
         }
