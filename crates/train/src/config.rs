@@ -69,7 +69,7 @@ pub struct RunConfig {
 
 /// An endgame database in the loop (Oware and its `awale` / `oware-capture-all` variants,
 /// Kalah): every process of the run that plays self-play or trains builds it at its start
-/// from the rules (about 3 s at 12 seeds, 25 s at 15, on one core), so no file has to travel
+/// from the rules (about 3 s at 12 seeds, 13-25 s at 15), so no file has to travel
 /// to remote workers. Self-play searches answer leaves inside it with exact values; with
 /// `adjudicate`, a game that reaches a position inside it ends there with its exact result,
 /// that position recorded with exact targets; with `feed`, the trainer fills a share of every
