@@ -46,7 +46,7 @@ fn shipped_configs_are_the_configs_the_complete_files_gave() {
         assert_eq!(new.search.margin_utility, 0.1, "{name}");
         new.search.margin_utility = old.search.margin_utility;
         let database = ["oware", "awale", "kalah"].contains(name);
-        assert_eq!((new.endgame.seeds, new.endgame.feed), if database { (15, 0.1) } else { (0, 0.0) }, "{name}");
+        assert_eq!((new.endgame.seeds, new.endgame.feed), if database { (15, 0.25) } else { (0, 0.0) }, "{name}");
         assert!(!new.endgame.adjudicate, "{name}");
         new.endgame = old.endgame.clone();
         if *name != "tiny" {
