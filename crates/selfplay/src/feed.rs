@@ -13,10 +13,7 @@ use crate::record::Row;
 /// The policy target of a position inside the database: uniform over its best moves.
 pub(crate) fn best_moves_policy<G: Game>(game: &G, probe: &Probe) -> Vec<f32> {
     let mut policy = vec![0.0; game.action_space()];
-    let share = 1.0 / probe.best.len().max(1) as f32;
-    for action in probe.best {
-        policy[usize::from(action)] = share;
-    }
+    probe.best_policy(&mut policy);
     policy
 }
 

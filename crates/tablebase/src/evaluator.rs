@@ -88,12 +88,7 @@ impl<G: Game, E: Evaluator<G>> Evaluator<G> for TablebaseEvaluator<G, E> {
             match tablebase.probe(game, pos) {
                 Some(probe) if !probe.best.is_empty() => {
                     self.hits += 1;
-                    let policy = &mut policies[i * a..(i + 1) * a];
-                    policy.fill(0.0);
-                    let p = 1.0 / probe.best.len() as f32;
-                    for action in probe.best {
-                        policy[usize::from(action)] = p;
-                    }
+                    probe.best_policy(&mut policies[i * a..(i + 1) * a]);
                     let share = probe.final_margin as f32 / f32::from(game.total_seeds().max(1));
                     values[i] = utility(probe.result(), share, self.margin_utility);
                 }

@@ -107,6 +107,16 @@ impl Probe {
     pub fn result(&self) -> f32 {
         self.final_margin.signum() as f32
     }
+
+    /// Writes a policy uniform over the best moves into `out` (one entry an action, zero
+    /// elsewhere): what the database answers a search and teaches the network.
+    pub fn best_policy(&self, out: &mut [f32]) {
+        out.fill(0.0);
+        let share = 1.0 / self.best.len().max(1) as f32;
+        for action in self.best {
+            out[usize::from(action)] = share;
+        }
+    }
 }
 
 impl Tablebase {
