@@ -35,10 +35,7 @@ use mancala_tablebase::{PerfectAgent, TablebaseEvaluator};
 
 pub use error::{FileError, SpecError};
 pub use files::{cached_model, cached_tablebase, model_evaluator};
-pub use spec::{
-    ALPHABETA_DEPTH, AgentKind, AgentSpec, MAX_MARGIN_UTILITY, MCTS_C_PUCT, MCTS_SIMULATIONS, NET_SIMULATIONS,
-    PERFECT_DEPTH,
-};
+pub use spec::{ALPHABETA_DEPTH, AgentKind, AgentSpec, MCTS_C_PUCT, MCTS_SIMULATIONS, NET_SIMULATIONS, PERFECT_DEPTH};
 
 /// Every spec form, for error messages and help texts.
 pub const ALL_AGENTS: &str = "random, greedy, alphabeta:depth=D, alphabeta:ms=M, mcts:sims=N[,cpuct=C], \

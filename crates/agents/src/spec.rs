@@ -15,8 +15,6 @@ use crate::error::SpecError;
 pub const MCTS_SIMULATIONS: u32 = 1000;
 /// Default simulations of `net` (each one is a network call).
 pub const NET_SIMULATIONS: u32 = 200;
-/// The largest margin weight: above one half a big enough margin could outrank a win.
-pub const MAX_MARGIN_UTILITY: f32 = 0.5;
 /// Default exploration constant of `mcts`.
 pub const MCTS_C_PUCT: f32 = 1.5;
 /// Default depth of `alphabeta`.
@@ -171,7 +169,7 @@ impl AgentSpec {
                 let p = Params::split(spec, pieces, "net", &["sims", "tb", "margin"])?;
                 const MARGIN: &str = "a number from 0 to 0.5";
                 let margin_utility = p.number("margin", 0.0, 0.0, MARGIN)?;
-                if margin_utility > MAX_MARGIN_UTILITY {
+                if !mancala_mcts::valid_margin_utility(margin_utility) {
                     return Err(SpecError::BadNumber {
                         spec: spec.to_string(),
                         key: "margin".into(),

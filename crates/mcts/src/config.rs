@@ -73,6 +73,15 @@ impl Default for SearchConfig {
     }
 }
 
+/// The largest margin weight a search takes: above one half a large enough margin would
+/// outweigh the result itself.
+pub const MAX_MARGIN_UTILITY: f32 = 0.5;
+
+/// Whether `weight` is a margin weight a search takes (0 to [`MAX_MARGIN_UTILITY`]; not NaN).
+pub fn valid_margin_utility(weight: f32) -> bool {
+    (0.0..=MAX_MARGIN_UTILITY).contains(&weight)
+}
+
 /// The value the search maximises, for the mover: the result (+1 win, 0 draw, -1 loss, or a
 /// network's expectation of it) blended with the final seed margin as a share of all the
 /// game's seeds, `(1 - weight) * result + weight * margin_share`. With weight 0 every
@@ -91,6 +100,5 @@ pub fn outcome_utility<G: mancala_rules::Game>(
     player: mancala_rules::Player,
     weight: f32,
 ) -> f32 {
-    let share = outcome.margin_for(player) as f32 / f32::from(game.total_seeds().max(1));
-    utility(outcome.value_for(player), share, weight)
+    utility(outcome.value_for(player), game.margin_share(outcome.margin_for(player)), weight)
 }

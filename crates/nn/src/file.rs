@@ -118,7 +118,7 @@ fn parse_model_bytes(path: &Path, bytes: &[u8]) -> Result<(ModelMeta, Vec<u8>), 
         serde_json::from_slice(meta).map_err(|e| NnError::Metadata { path: p(), reason: e.to_string() })?;
     // A model of an older version plays with its own version's layout (`layout_for`).
     if let Some(value) = meta.extra.get(MARGIN_UTILITY_KEY)
-        && !value.parse::<f32>().is_ok_and(|w| (0.0..=0.5).contains(&w))
+        && !value.parse::<f32>().is_ok_and(mancala_mcts::valid_margin_utility)
     {
         return Err(NnError::Metadata {
             path: p(),

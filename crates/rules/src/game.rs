@@ -40,6 +40,12 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
     /// The total number of seeds in play.
     fn total_seeds(&self) -> u16;
 
+    /// A seed margin as a share of all the game's seeds, in [-1, 1]: the scale of the
+    /// network's margin target and head, and of the search's margin utility.
+    fn margin_share(&self, margin: i32) -> f32 {
+        margin as f32 / f32::from(self.total_seeds().max(1))
+    }
+
     /// The player to move (for a finished game: who would be).
     fn side_to_move(&self, pos: &Self::Position) -> Player;
 

@@ -23,7 +23,6 @@ pub(crate) fn best_moves_policy<G: Game>(game: &G, probe: &Probe) -> Vec<f32> {
 /// perfect play as value, the final margin over the game's total seeds as margin, the best
 /// moves as policy. `tablebase` must be for `game`.
 pub fn database_rows<G: Game>(game: &G, lay: &Layout, tablebase: &Tablebase, count: usize, seed: u64) -> Vec<Row> {
-    let total = f32::from(game.total_seeds().max(1));
     sample_positions(game, tablebase, count, seed)
         .iter()
         .filter_map(|pos| {
@@ -39,7 +38,7 @@ pub fn database_rows<G: Game>(game: &G, lay: &Layout, tablebase: &Tablebase, cou
                 policy: best_moves_policy(game, &probe),
                 search_value: probe.result(),
                 outcome: probe.result(),
-                margin: (probe.final_margin as f32 / total).clamp(-1.0, 1.0),
+                margin: game.margin_share(probe.final_margin),
             })
         })
         .collect()

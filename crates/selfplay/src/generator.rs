@@ -397,12 +397,11 @@ fn step<G: Game>(rules: &Rules<'_, G>, lay: &Layout, s: &mut Slot<G>) -> Option<
         None => endgame.and_then(|tb| adjudicate(game, lay, tb, s)),
     };
     if let Some(outcome) = outcome {
-        let total = f32::from(game.total_seeds().max(1));
         let rows = std::mem::take(&mut s.rows)
             .into_iter()
             .map(|mut p| {
                 p.row.outcome = outcome.value_for(p.side);
-                p.row.margin = outcome.margin_for(p.side) as f32 / total;
+                p.row.margin = game.margin_share(outcome.margin_for(p.side));
                 p.row
             })
             .collect();

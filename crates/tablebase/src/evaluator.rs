@@ -89,8 +89,7 @@ impl<G: Game, E: Evaluator<G>> Evaluator<G> for TablebaseEvaluator<G, E> {
                 Some(probe) if !probe.best.is_empty() => {
                     self.hits += 1;
                     probe.best_policy(&mut policies[i * a..(i + 1) * a]);
-                    let share = probe.final_margin as f32 / f32::from(game.total_seeds().max(1));
-                    values[i] = utility(probe.result(), share, self.margin_utility);
+                    values[i] = utility(probe.result(), game.margin_share(probe.final_margin), self.margin_utility);
                 }
                 _ => {
                     self.misses.push(i);

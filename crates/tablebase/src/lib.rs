@@ -69,7 +69,7 @@ pub mod metric;
 
 use std::path::Path;
 
-use mancala_rules::{AnyGame, Game, MAX_ACTIONS, MoveMask, Player};
+use mancala_rules::{Action, AnyGame, Game, MAX_ACTIONS, MoveMask, Player};
 
 pub use agent::PerfectAgent;
 pub use build::{BuildStats, Progress};
@@ -106,6 +106,12 @@ impl Probe {
     /// +1, 0 or -1: the result of the whole game for the mover with perfect play.
     pub fn result(&self) -> f32 {
         self.final_margin.signum() as f32
+    }
+
+    /// The mover's final margin in the whole game after `action` (one of `legal`) and perfect
+    /// play from there: the score difference now plus the move's value.
+    pub fn move_margin(&self, action: Action) -> i32 {
+        self.final_margin - i32::from(self.value) + i32::from(self.move_values[usize::from(action)])
     }
 
     /// Writes a policy uniform over the best moves into `out` (one entry an action, zero

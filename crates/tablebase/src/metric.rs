@@ -100,10 +100,7 @@ pub fn result_only_best_move<G: Game>(game: &G, tablebase: &Tablebase, positions
             continue;
         }
         judged += 1;
-        let scores = game.scores(pos);
-        let me = game.side_to_move(pos);
-        let already = i32::from(scores[me]) - i32::from(scores[!me]);
-        let result = |action: Action| (already + i32::from(probe.move_values[usize::from(action)])).signum();
+        let result = |action: Action| probe.move_margin(action).signum();
         let top = probe.legal.iter().map(result).max().expect("an ongoing position has a move");
         let (candidates, best) = probe
             .legal

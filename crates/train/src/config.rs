@@ -563,8 +563,7 @@ impl RunConfig {
         positive("search.dirichlet_alpha_total", s.dirichlet_alpha_total)?;
         unit("search.dirichlet_fraction", s.dirichlet_fraction)?;
         at_least_one("search.gumbel_actions", s.gumbel_actions as u64)?;
-        // Above one half a large enough margin would outweigh the result itself.
-        if !(0.0..=0.5).contains(&s.margin_utility) {
+        if !mancala_mcts::valid_margin_utility(s.margin_utility) {
             return Err(bad("search.margin_utility", s.margin_utility, "0 to 0.5"));
         }
 

@@ -110,7 +110,7 @@ fn accuracy(args: AccuracyArgs) -> anyhow::Result<()> {
     let network = |net: mancala_nn::Net| mancala_nn::NeuralEvaluator::with_layout(&game, layout, net, device.clone());
     let mut evaluator = network(net.clone());
     let margin_utility = args.margin_utility.unwrap_or(meta.margin_utility());
-    if !(0.0..=0.5).contains(&margin_utility) {
+    if !mancala_mcts::valid_margin_utility(margin_utility) {
         bail!("--margin-utility {margin_utility} is outside 0 to 0.5");
     }
     let config = mancala_mcts::SearchConfig {
