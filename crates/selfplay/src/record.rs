@@ -28,6 +28,23 @@ impl Row {
             [0.0, 1.0, 0.0]
         }
     }
+
+    /// The WDL value target: the outcome's one-hot with a share `search_share` (0 to 1) of
+    /// the search's root value mixed in. A game's result also carries the luck of every
+    /// exploring move played after this position; the root value is what a search of this
+    /// position expected, so mixing it in lowers the target's noise (AlphaZero trains on the
+    /// result alone; Lc0 and KataGo-style runs mix the two). The root value is a scalar, so it
+    /// enters as the WDL with that expectation and the most draw: `q` of win (or loss) and
+    /// `1 - |q|` of draw.
+    pub fn value_target(&self, search_share: f32) -> [f32; 3] {
+        let z = self.wdl();
+        if search_share <= 0.0 {
+            return z;
+        }
+        let q = self.search_value.clamp(-1.0, 1.0);
+        let s = [q.max(0.0), 1.0 - q.abs(), (-q).max(0.0)];
+        std::array::from_fn(|k| (1.0 - search_share) * z[k] + search_share * s[k])
+    }
 }
 
 /// A finished self-play game.

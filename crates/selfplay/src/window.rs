@@ -49,8 +49,9 @@ impl ReplayWindow {
         }
     }
 
-    /// Fills `batch` with `n` rows drawn uniformly (with replacement).
-    pub fn sample(&self, n: usize, rng: &mut SmallRng, batch: &mut Batch) {
+    /// Fills `batch` with `n` rows drawn uniformly (with replacement), their value targets
+    /// taking `search_share` of the search's root value ([`Row::value_target`]).
+    pub fn sample(&self, n: usize, search_share: f32, rng: &mut SmallRng, batch: &mut Batch) {
         batch.n = 0;
         batch.inputs.clear();
         batch.legal.clear();
@@ -61,20 +62,20 @@ impl ReplayWindow {
             return;
         }
         for _ in 0..n {
-            push_row(batch, &self.rows[rng.random_range(0..self.rows.len())]);
+            push_row(batch, &self.rows[rng.random_range(0..self.rows.len())], search_share);
         }
     }
 }
 
 /// Appends one row to `batch` (as [`ReplayWindow::sample`] does, and the trainer for rows
 /// from elsewhere, such as the endgame feed).
-pub fn push_row(batch: &mut Batch, r: &Row) {
+pub fn push_row(batch: &mut Batch, r: &Row, search_share: f32) {
     batch.inputs.extend_from_slice(&r.inputs);
     for a in 0..r.policy.len() {
         batch.legal.push(if r.legal & (1u64 << a) != 0 { 1.0 } else { 0.0 });
     }
     batch.policy.extend_from_slice(&r.policy);
-    batch.wdl.extend_from_slice(&r.wdl());
+    batch.wdl.extend_from_slice(&r.value_target(search_share));
     batch.margin.push(r.margin);
     batch.n += 1;
 }

@@ -152,7 +152,7 @@ fn the_window_keeps_the_newest_rows_and_samples_batches() {
     assert_eq!(w.len(), 3);
     let mut batch = mancala_encoding::Batch::default();
     let mut rng = SmallRng::seed_from_u64(1);
-    w.sample(16, &mut rng, &mut batch);
+    w.sample(16, 0.0, &mut rng, &mut batch);
     assert_eq!(batch.n, 16);
     assert_eq!(batch.inputs.len(), 16 * 3);
     assert_eq!(batch.legal.len(), 16 * 2);
@@ -161,6 +161,40 @@ fn the_window_keeps_the_newest_rows_and_samples_batches() {
     assert!(batch.inputs.chunks(3).all(|x| x[0] >= 2.0));
     w.set_capacity(1);
     assert_eq!(w.len(), 1);
+}
+
+#[test]
+fn value_targets_mix_the_search_value_into_the_result_by_the_share() {
+    let row = |outcome: f32, search_value: f32| Row {
+        inputs: vec![0.0],
+        legal: 1,
+        policy: vec![1.0],
+        search_value,
+        outcome,
+        margin: 0.0,
+    };
+    let close = |a: [f32; 3], b: [f32; 3]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-6);
+    // Share 0 is the result alone, whatever the search said.
+    assert_eq!(row(1.0, -0.8).value_target(0.0), [1.0, 0.0, 0.0]);
+    assert_eq!(row(0.0, 0.9).value_target(0.0), [0.0, 1.0, 0.0]);
+    // Share 1 is the search value alone: its sign decides win or loss, the rest is draw.
+    assert!(close(row(1.0, -0.5).value_target(1.0), [0.0, 0.5, 0.5]));
+    assert!(close(row(-1.0, 0.25).value_target(1.0), [0.25, 0.75, 0.0]));
+    // In between, a mix whose expectation (win - loss) mixes result and search value alike.
+    for (outcome, q, share) in [(1.0, -0.5, 0.5), (-1.0, 0.3, 0.25), (0.0, 0.8, 0.75), (1.0, 1.7, 0.5)] {
+        let t = row(outcome, q).value_target(share);
+        assert!((t.iter().sum::<f32>() - 1.0).abs() < 1e-6 && t.iter().all(|&p| p >= 0.0), "{t:?}");
+        let want = (1.0 - share) * outcome + share * q.clamp(-1.0, 1.0);
+        assert!((t[0] - t[2] - want).abs() < 1e-6, "{outcome} {q} {share}: {t:?}");
+    }
+    // The window's batches carry the mixed targets.
+    let mut w = ReplayWindow::new(4);
+    w.extend([row(1.0, -0.5)]);
+    let mut batch = mancala_encoding::Batch::default();
+    w.sample(3, 0.5, &mut SmallRng::seed_from_u64(2), &mut batch);
+    for t in batch.wdl.chunks(3) {
+        assert!(close([t[0], t[1], t[2]], [0.5, 0.25, 0.25]), "{t:?}");
+    }
 }
 
 #[test]

@@ -285,6 +285,9 @@ pub struct TrainingSection {
     pub grad_clip: f32,
     /// Weight of the seed-margin loss beside the policy and value losses.
     pub margin_weight: f32,
+    /// Share of each value target taken from the search's root value instead of the game's
+    /// result, 0 to 1 (0: the result alone, as AlphaZero; see `Row::value_target`).
+    pub value_from_search: f32,
 }
 
 impl Default for TrainingSection {
@@ -306,6 +309,7 @@ impl Default for TrainingSection {
             schedule_factor: 0.1,
             grad_clip: o.grad_clip,
             margin_weight: o.margin_weight,
+            value_from_search: 0.0,
         }
     }
 }
@@ -596,6 +600,7 @@ impl RunConfig {
         }
         non_negative("training.grad_clip", t.grad_clip)?;
         non_negative("training.margin_weight", t.margin_weight)?;
+        unit("training.value_from_search", t.value_from_search)?;
 
         let g = &self.gating;
         pairs("gating.games", g.games)?;

@@ -155,6 +155,8 @@ fn every_bad_value_is_refused_with_its_key_and_what_is_allowed() {
         ("[training]\nschedule = \"step\"\nschedule_factor = 0.0", "training.schedule_factor", "(0, 1]"),
         ("[training]\ngrad_clip = nan", "training.grad_clip", "finite"),
         ("[training]\nmargin_weight = -1.0", "training.margin_weight", "at least 0"),
+        ("[training]\nvalue_from_search = 1.5", "training.value_from_search", "0 to 1"),
+        ("[training]\nvalue_from_search = nan", "training.value_from_search", "0 to 1"),
         ("[gating]\ngames = 3", "gating.games", "even"),
         ("[gating]\ngames = 0", "gating.games", "even"),
         ("[gating]\nsimulations = 0", "gating.simulations", "at least 1"),

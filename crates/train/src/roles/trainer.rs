@@ -227,10 +227,11 @@ pub fn train(
         if ctl.stopped() {
             return Ok(None);
         }
-        state.window.sample(t.batch_size - fed, &mut state.rng, &mut batch);
+        state.window.sample(t.batch_size - fed, t.value_from_search, &mut state.rng, &mut batch);
         if let Some(tb) = &state.feed {
             for row in database_rows(&run.game, &lay, tb, fed, state.rng.random()) {
-                push_row(&mut batch, &row);
+                // The database's rows carry the exact result as their root value too.
+                push_row(&mut batch, &row, t.value_from_search);
             }
         }
         let l = state.learner.train_step(&batch);
