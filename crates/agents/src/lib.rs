@@ -35,15 +35,14 @@ use mancala_tablebase::{PerfectAgent, TablebaseEvaluator};
 
 pub use error::{FileError, SpecError};
 pub use files::{cached_model, cached_tablebase, model_evaluator};
-pub use spec::{ALPHABETA_DEPTH, AgentKind, AgentSpec, MCTS_C_PUCT, MCTS_SIMULATIONS, NET_SIMULATIONS, PERFECT_DEPTH};
+pub use spec::{
+    ALPHABETA_DEPTH, AgentKind, AgentSpec, MAX_NET_GATHER, MCTS_C_PUCT, MCTS_SIMULATIONS, NET_GATHER, NET_SIMULATIONS,
+    PERFECT_DEPTH,
+};
 
 /// Every spec form, for error messages and help texts.
 pub const ALL_AGENTS: &str = "random, greedy, alphabeta:depth=D, alphabeta:ms=M, mcts:sims=N[,cpuct=C], \
-     net:FILE[,sims=N][,tb=DB][,margin=W], perfect:db=FILE[,depth=D|ms=M]";
-
-/// Leaves a network agent's search gathers for one network call: a batch large enough to pay
-/// for the call, small enough that virtual loss barely bends a search of 200 simulations.
-const NET_LEAVES_PER_GATHER: usize = 8;
+     net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G], perfect:db=FILE[,depth=D|ms=M]";
 
 impl AgentSpec {
     /// Checks that the files the spec names exist and are for `game`, reading them into the
@@ -84,14 +83,15 @@ impl AgentSpec {
                 let config = SearchConfig { simulations: *simulations, c_puct: *c_puct, ..SearchConfig::default() };
                 Box::new(MctsAgent::new(game.clone(), config, seed, name))
             }
-            AgentKind::Net { model, simulations, tablebase, margin_utility } => {
+            AgentKind::Net { model, simulations, tablebase, margin_utility, c_puct, gather } => {
                 // The model's own encoding version: a file of an older one plays too.
                 let own = cached_model(game, model).map_err(file)?.0.margin_utility();
                 let margin_utility = margin_utility.unwrap_or(own);
                 let inner = model_evaluator(game, model).map_err(file)?.with_margin_utility(margin_utility).cached(14);
                 let config = SearchConfig {
                     simulations: *simulations,
-                    leaves_per_gather: NET_LEAVES_PER_GATHER,
+                    c_puct: *c_puct,
+                    leaves_per_gather: *gather,
                     margin_utility,
                     ..SearchConfig::default()
                 };

@@ -15,8 +15,13 @@ use crate::error::SpecError;
 pub const MCTS_SIMULATIONS: u32 = 1000;
 /// Default simulations of `net` (each one is a network call).
 pub const NET_SIMULATIONS: u32 = 200;
-/// Default exploration constant of `mcts`.
+/// Default exploration constant of `mcts` and `net`.
 pub const MCTS_C_PUCT: f32 = 1.5;
+/// Default leaves a `net` search gathers for one network call: a batch large enough to pay for
+/// the call, small enough that virtual loss barely bends a search of 200 simulations.
+pub const NET_GATHER: usize = 8;
+/// Most leaves a `net` search may gather for one call.
+pub const MAX_NET_GATHER: usize = 256;
 /// Default depth of `alphabeta`.
 pub const ALPHABETA_DEPTH: u32 = 4;
 /// Default depth of the alpha-beta that `perfect` plays outside its database: deeper than
@@ -34,11 +39,20 @@ pub enum AgentKind {
     AlphaBeta { limit: Limit },
     /// `mcts:sims=N[,cpuct=C]`: MCTS with random rollouts.
     Mcts { simulations: u32, c_puct: f32 },
-    /// `net:FILE[,sims=N][,tb=DB][,margin=W]`: a trained model guiding MCTS, with exact
-    /// values from an endgame database at the leaves inside it when `tb` is given, and the
-    /// seed margin weighted `W` in the value its search maximises (without `margin`, the
-    /// weight the model's run searched with, which its file names; 0 for older files).
-    Net { model: PathBuf, simulations: u32, tablebase: Option<PathBuf>, margin_utility: Option<f32> },
+    /// `net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G]`: a trained model guiding
+    /// MCTS, with exact values from an endgame database at the leaves inside it when `tb` is
+    /// given, and the seed margin weighted `W` in the value its search maximises (without
+    /// `margin`, the weight the model's run searched with, which its file names; 0 for older
+    /// files). `cpuct` is the exploration constant, `gather` the leaves gathered (under
+    /// virtual loss) for one network call: 1 is the plain serial search, slower per move.
+    Net {
+        model: PathBuf,
+        simulations: u32,
+        tablebase: Option<PathBuf>,
+        margin_utility: Option<f32>,
+        c_puct: f32,
+        gather: usize,
+    },
     /// `perfect:db=FILE[,depth=D|ms=M]`: the database's best moves inside it, alpha-beta
     /// outside it.
     Perfect { db: PathBuf, fallback: Limit },
@@ -126,7 +140,7 @@ fn allowed_list(kind: &str) -> &'static str {
     match kind {
         "alphabeta" => "depth, ms",
         "mcts" => "sims, cpuct",
-        "net" => "sims, tb, margin",
+        "net" => "sims, tb, margin, cpuct, gather",
         "perfect" => "db, depth, ms",
         _ => "none",
     }
@@ -163,10 +177,10 @@ impl AgentSpec {
                 let missing = || SpecError::Missing {
                     spec: spec.to_string(),
                     what: "a model file",
-                    form: "net:FILE[,sims=N][,tb=DB][,margin=W]",
+                    form: "net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G]",
                 };
                 let model = pieces.next().filter(|f| !f.contains('=')).ok_or_else(missing)?;
-                let p = Params::split(spec, pieces, "net", &["sims", "tb", "margin"])?;
+                let p = Params::split(spec, pieces, "net", &["sims", "tb", "margin", "cpuct", "gather"])?;
                 const MARGIN: &str = "a number from 0 to 0.5";
                 let margin_utility = p.number("margin", 0.0, 0.0, MARGIN)?;
                 if !mancala_mcts::valid_margin_utility(margin_utility) {
@@ -177,11 +191,23 @@ impl AgentSpec {
                         expected: MARGIN,
                     });
                 }
+                const GATHER: &str = "a whole number from 1 to 256";
+                let gather = p.number("gather", NET_GATHER, 1, GATHER)?;
+                if gather > MAX_NET_GATHER {
+                    return Err(SpecError::BadNumber {
+                        spec: spec.to_string(),
+                        key: "gather".into(),
+                        value: gather.to_string(),
+                        expected: GATHER,
+                    });
+                }
                 AgentKind::Net {
                     model: PathBuf::from(model),
                     simulations: p.number("sims", NET_SIMULATIONS, 1, "a whole number of at least 1")?,
                     tablebase: p.get("tb").map(PathBuf::from),
                     margin_utility: p.get("margin").map(|_| margin_utility),
+                    c_puct: p.number("cpuct", MCTS_C_PUCT, 0.0, "a number of at least 0")?,
+                    gather,
                 }
             }
             "perfect" => {

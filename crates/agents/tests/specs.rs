@@ -81,22 +81,28 @@ fn specs_parse_into_typed_kinds_with_their_defaults() {
     );
     assert_eq!(parse("mcts"), AgentKind::Mcts { simulations: 1000, c_puct: 1.5 });
     assert_eq!(parse("mcts:sims=100,cpuct=2"), AgentKind::Mcts { simulations: 100, c_puct: 2.0 });
-    let margin_utility = None;
+    let net = |simulations: u32, tablebase: Option<&str>, margin_utility: Option<f32>| AgentKind::Net {
+        model: "a.mzm".into(),
+        simulations,
+        tablebase: tablebase.map(Into::into),
+        margin_utility,
+        c_puct: 1.5,
+        gather: 8,
+    };
+    assert_eq!(parse("net:a.mzm"), net(200, None, None));
+    assert_eq!(parse("net:a.mzm,sims=50,tb=k.tb"), net(50, Some("k.tb"), None));
+    assert_eq!(parse("net:a.mzm,margin=0.2"), net(200, None, Some(0.2)));
+    assert_eq!(parse("net:a.mzm,margin=0"), net(200, None, Some(0.0)));
     assert_eq!(
-        parse("net:a.mzm"),
-        AgentKind::Net { model: "a.mzm".into(), simulations: 200, tablebase: None, margin_utility }
-    );
-    assert_eq!(
-        parse("net:a.mzm,sims=50,tb=k.tb"),
-        AgentKind::Net { model: "a.mzm".into(), simulations: 50, tablebase: Some("k.tb".into()), margin_utility }
-    );
-    assert_eq!(
-        parse("net:a.mzm,margin=0.2"),
-        AgentKind::Net { model: "a.mzm".into(), simulations: 200, tablebase: None, margin_utility: Some(0.2) }
-    );
-    assert_eq!(
-        parse("net:a.mzm,margin=0"),
-        AgentKind::Net { model: "a.mzm".into(), simulations: 200, tablebase: None, margin_utility: Some(0.0) }
+        parse("net:a.mzm,cpuct=2.5,gather=1"),
+        AgentKind::Net {
+            model: "a.mzm".into(),
+            simulations: 200,
+            tablebase: None,
+            margin_utility: None,
+            c_puct: 2.5,
+            gather: 1
+        }
     );
     assert_eq!(parse("perfect:db=k.tb"), AgentKind::Perfect { db: "k.tb".into(), fallback: Limit::Depth(8) });
     assert_eq!(parse("perfect:db=k.tb,depth=3"), AgentKind::Perfect { db: "k.tb".into(), fallback: Limit::Depth(3) });
@@ -117,7 +123,7 @@ fn every_bad_spec_is_refused_by_name() {
     refused("grredy", |e| matches!(e, SpecError::UnknownKind { kind, .. } if kind == "grredy"));
     refused("mcts:sims=10,depth=3", |e| matches!(e, SpecError::UnknownKey { key, .. } if key == "depth"));
     refused("random:seed=3", |e| matches!(e, SpecError::UnknownKey { key, .. } if key == "seed"));
-    refused("net:a.mzm,tb=x.tb,cpuct=2", |e| matches!(e, SpecError::UnknownKey { key, .. } if key == "cpuct"));
+    refused("net:a.mzm,tb=x.tb,depth=2", |e| matches!(e, SpecError::UnknownKey { key, .. } if key == "depth"));
     refused("mcts:sims=10,sims=20", |e| matches!(e, SpecError::DuplicateKey { key, .. } if key == "sims"));
     refused("perfect:db=a.tb,db=b.tb", |e| matches!(e, SpecError::DuplicateKey { key, .. } if key == "db"));
     refused(
@@ -155,7 +161,10 @@ fn refusals_name_the_bad_part_and_what_is_allowed() {
         ("alphabeta:depth", "'depth' is not key=value"),
         ("alphabeta:depth=3,ms=10", "give depth or ms, not both"),
         ("net:a.mzm,margin=2", "margin=2 is not a number from 0 to 0.5"),
-        ("net:a.mzm,cpuct=2", "allowed: sims, tb, margin"),
+        ("net:a.mzm,depth=2", "allowed: sims, tb, margin, cpuct, gather"),
+        ("net:a.mzm,gather=0", "gather=0 is not a whole number from 1 to 256"),
+        ("net:a.mzm,gather=257", "gather=257 is not a whole number from 1 to 256"),
+        ("net:a.mzm,cpuct=-1", "cpuct=-1 is not a number of at least 0"),
     ] {
         let err = AgentSpec::parse(text).err().unwrap_or_else(|| panic!("{text} parsed")).to_string();
         assert!(err.contains(says), "{text}: '{err}' should say '{says}'");
