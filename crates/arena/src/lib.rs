@@ -16,6 +16,7 @@
 //! assert_eq!(result.records[1].south, "random");
 //! ```
 
+pub mod calibration;
 pub mod elo;
 pub mod error;
 pub mod matches;
@@ -24,6 +25,7 @@ pub mod play;
 pub mod record;
 pub mod table;
 
+pub use calibration::{PhaseBy, PhaseCalibration, value_calibration};
 pub use elo::{Sprt, SprtDecision, Wdl, elo_from_score, elo_interval, score_from_elo};
 pub use error::ArenaError;
 pub use matches::{AgentFactory, MatchConfig, MatchResult, OnGame, SprtReport, play_match};

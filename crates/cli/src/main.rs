@@ -28,6 +28,8 @@ enum Command {
     Engine(cmd::engine::Args),
     /// Play a match between two agents and rate them.
     Arena(cmd::arena::Args),
+    /// Judge a model's value head on recorded games, by game phase.
+    Calibrate(cmd::calibrate::Args),
     /// Measure speed: rules, search or network.
     Bench(cmd::bench::Args),
     /// Build or probe endgame databases.
@@ -49,6 +51,7 @@ fn main() {
         Command::Play(a) => cmd::play::run(a),
         Command::Engine(a) => cmd::engine::run(a),
         Command::Arena(a) => cmd::arena::run(a),
+        Command::Calibrate(a) => cmd::calibrate::run(a),
         Command::Bench(a) => cmd::bench::run(a),
         Command::Tablebase(a) => cmd::tablebase::run(a),
         Command::Export(a) => cmd::export::run(a),

@@ -122,3 +122,60 @@ fn bad_input_fails_with_a_message_naming_it() {
         assert!(output.stdout.is_empty(), "{args:?} printed a table");
     }
 }
+
+fn calibrate(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mancala-zero")).arg("calibrate").args(args).output().expect("the binary runs")
+}
+
+#[test]
+fn calibrate_judges_the_shipped_value_head_on_arena_games_by_phase() {
+    let out = temp_file("calibrate.jsonl");
+    let output =
+        arena(&["--game", "kalah", "--a", "greedy", "--b", "random", "--games", "4", "--out", out.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let plies: usize = std::fs::read_to_string(&out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["plies"].as_u64().unwrap() as usize)
+        .sum();
+    let output = calibrate(&["--records", out.to_str().unwrap()]);
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.starts_with(&format!("4 games, {plies} positions of kalah")), "{stdout}");
+    let rows: Vec<Vec<&str>> = stdout.lines().skip(2).map(|l| l.split_whitespace().collect()).collect();
+    assert_eq!(rows.iter().map(|r| r[0]).collect::<Vec<_>>(), ["37-48", "25-36", "13-24", "0-12"], "{stdout}");
+    assert_eq!(rows.iter().map(|r| r[1].parse::<usize>().unwrap()).sum::<usize>(), plies, "{stdout}");
+    // Greedy against random: the shipped network sees who is winning well before the end.
+    let late_sign: f64 = rows[2][3].trim_end_matches('%').parse().unwrap();
+    assert!(late_sign > 75.0, "{stdout}");
+
+    let output = calibrate(&["--records", out.to_str().unwrap(), "--plies", "10", "--phases", "3"]);
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let first: Vec<&str> = stdout.lines().skip(2).map(|l| l.split_whitespace().next().unwrap()).collect();
+    assert_eq!(first, ["0-9", "10-19", "20+"], "{stdout}");
+
+    // Bad inputs are named: a missing file, a line that is not a record, a game with no model.
+    let output = calibrate(&["--records", "/nonexistent/games.jsonl"]);
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("/nonexistent/games.jsonl"));
+    let bad = temp_file("bad.jsonl");
+    std::fs::write(&bad, "{\"rules\": 3}\n").unwrap();
+    let err = String::from_utf8(calibrate(&["--records", bad.to_str().unwrap()]).stderr).unwrap();
+    assert!(err.contains("bad.jsonl") && err.contains("line 1"), "{err}");
+    let small = temp_file("small.jsonl");
+    let output = arena(&[
+        "--game",
+        "kalah:4,3",
+        "--a",
+        "greedy",
+        "--b",
+        "random",
+        "--games",
+        "2",
+        "--out",
+        small.to_str().unwrap(),
+    ]);
+    assert!(output.status.success());
+    let err = String::from_utf8(calibrate(&["--records", small.to_str().unwrap()]).stderr).unwrap();
+    assert!(err.contains("no shipped network") && err.contains("--model"), "{err}");
+}

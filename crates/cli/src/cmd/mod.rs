@@ -2,6 +2,7 @@
 
 pub mod arena;
 pub mod bench;
+pub mod calibrate;
 pub mod engine;
 pub mod export;
 pub mod play;
