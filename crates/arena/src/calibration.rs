@@ -106,8 +106,8 @@ fn ratio(sum: f64, n: usize) -> f64 {
 /// their results come from the play after them.
 ///
 /// # Errors
-/// [`ArenaError::Replay`] naming the record (its index, from 1) that does not replay, or
-/// `phases` of 0.
+/// [`ArenaError::Replay`] naming the record (its index, from 1) that does not replay;
+/// [`ArenaError::Calibration`] for no phase or phases of 0 plies.
 pub fn value_calibration<G: Game, E: Evaluator<G> + ?Sized>(
     game: &G,
     records: &[GameRecord],
@@ -116,7 +116,7 @@ pub fn value_calibration<G: Game, E: Evaluator<G> + ?Sized>(
     phases: usize,
 ) -> Result<Vec<PhaseCalibration>, ArenaError> {
     if phases == 0 {
-        return Err(ArenaError::Replay { reason: "value calibration needs at least one phase".into() });
+        return Err(ArenaError::Calibration("at least one phase is needed".into()));
     }
     let ranges: Vec<(u32, u32)> = match by {
         PhaseBy::Seeds => {
@@ -127,10 +127,13 @@ pub fn value_calibration<G: Game, E: Evaluator<G> + ?Sized>(
             (0..phases).map(|k| (fewest(k) as u32, if k == 0 { total } else { fewest(k - 1) - 1 } as u32)).collect()
         }
         PhaseBy::Plies(0) => {
-            return Err(ArenaError::Replay { reason: "value calibration by plies needs a width of at least 1".into() });
+            return Err(ArenaError::Calibration("phases by plies need a width of at least 1 ply".into()));
         }
         PhaseBy::Plies(width) => (0..phases as u32)
-            .map(|k| (k * width, if k + 1 == phases as u32 { u32::MAX } else { (k + 1) * width - 1 }))
+            .map(|k| {
+                let from = k.saturating_mul(width);
+                (from, if k + 1 == phases as u32 { u32::MAX } else { from.saturating_add(width - 1) })
+            })
             .collect(),
     };
     let mut out: Vec<PhaseCalibration> =

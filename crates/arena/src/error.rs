@@ -25,6 +25,8 @@ pub enum ArenaError {
     Threads { threads: usize, reason: String },
     #[error(transparent)]
     Sprt(#[from] crate::elo::SprtError),
+    #[error("value calibration: {0}")]
+    Calibration(String),
     #[error("record does not replay: {reason}")]
     Replay { reason: String },
     #[error("game record on line {line}: {reason}")]

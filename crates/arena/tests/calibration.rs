@@ -136,7 +136,7 @@ fn records_that_do_not_replay_are_refused_by_number() {
     assert!(err.contains("record 1") && err.contains("rules"), "{err}");
     let err =
         value_calibration(&game, &records[..1], &mut Fixed(|_: &_| 0.0), PhaseBy::Seeds, 0).unwrap_err().to_string();
-    assert!(err.contains("at least one phase"), "{err}");
+    assert!(err.contains("value calibration: at least one phase"), "{err}");
     let err = value_calibration(&game, &records[..1], &mut Fixed(|_: &_| 0.0), PhaseBy::Plies(0), 2).unwrap_err();
-    assert!(err.to_string().contains("width of at least 1"), "{err}");
+    assert!(err.to_string().contains("width of at least 1 ply"), "{err}");
 }
