@@ -27,6 +27,19 @@ pub fn shipped_model(game: &AnyGame) -> Result<Option<(ModelMeta, Net)>, NnError
     from_table(SHIPPED, game)
 }
 
+/// The model in `path`, or without one the shipped model of `game`, for the commands that
+/// judge a model and default to the shipped one.
+///
+/// # Errors
+/// The file's error; or no shipped model for these rules, naming them and `--model FILE`.
+pub fn given_or_shipped(game: &AnyGame, path: Option<&Path>) -> anyhow::Result<(ModelMeta, Net)> {
+    match path {
+        Some(path) => Ok(mancala_agents::cached_model(game, path)?),
+        None => shipped_model(game)?
+            .ok_or_else(|| anyhow::anyhow!("no shipped network for {}: give --model FILE", game.rules_string())),
+    }
+}
+
 fn from_table(table: &[(&str, &[u8])], game: &AnyGame) -> Result<Option<(ModelMeta, Net)>, NnError> {
     let rules = game.rules_string();
     let Some((preset, bytes)) =

@@ -39,13 +39,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         bail!("no game in {}", args.records.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
     };
     let game = parse_rules(&first.rules).with_context(|| format!("the rules of the first record '{}'", first.rules))?;
-    let (meta, net) = match &args.model {
-        Some(path) => mancala_agents::cached_model(&game, path)?,
-        None => match crate::shipped::shipped_model(&game)? {
-            Some(model) => model,
-            None => bail!("no shipped network for {}: give --model FILE", game.rules_string()),
-        },
-    };
+    let (meta, net) = crate::shipped::given_or_shipped(&game, args.model.as_deref())?;
     // The model's own input encoding version; the raw value (no margin in it), as trained.
     let layout = mancala_nn::layout_for(&game, meta.encoding_version)?;
     let mut evaluator = mancala_nn::NeuralEvaluator::with_layout(&game, layout, net, burn::prelude::Device::flex());

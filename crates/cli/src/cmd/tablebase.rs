@@ -97,13 +97,7 @@ fn accuracy(args: AccuracyArgs) -> anyhow::Result<()> {
     use mancala_mcts::{Agent, Evaluator};
     let tb = Tablebase::read(&args.db).with_context(|| format!("reading {}", args.db.display()))?;
     let game = parse_rules(tb.rules()).with_context(|| format!("{}: rules", args.db.display()))?;
-    let (meta, net) = match &args.model {
-        Some(path) => mancala_agents::cached_model(&game, path)?,
-        None => match crate::shipped::shipped_model(&game)? {
-            Some(model) => model,
-            None => bail!("no shipped network for {}: give --model FILE", tb.rules()),
-        },
-    };
+    let (meta, net) = crate::shipped::given_or_shipped(&game, args.model.as_deref())?;
     // The model's own input encoding version (shipped networks are of version 1 or 2).
     let layout = mancala_nn::layout_for(&game, meta.encoding_version)?;
     let device = burn::prelude::Device::flex();
