@@ -33,7 +33,7 @@ impl Row {
     /// the search's root value mixed in. A game's result also carries the luck of every
     /// exploring move played after this position; the root value is what a search of this
     /// position expected, so mixing it in lowers the target's noise (AlphaZero trains on the
-    /// result alone; Lc0 and KataGo-style runs mix the two). The root value is a scalar, so it
+    /// result alone; Lc0's training can mix in the search's Q). The root value is a scalar, so it
     /// enters as the WDL with that expectation and the most draw: `q` of win (or loss) and
     /// `1 - |q|` of draw.
     pub fn value_target(&self, search_share: f32) -> [f32; 3] {
