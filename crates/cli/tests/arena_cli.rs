@@ -154,6 +154,17 @@ fn calibrate_judges_the_shipped_value_head_on_arena_games_by_phase() {
     let first: Vec<&str> = stdout.lines().skip(2).map(|l| l.split_whitespace().next().unwrap()).collect();
     assert_eq!(first, ["0-9", "10-19", "20+"], "{stdout}");
 
+    // Owela keeps its seeds on the board: by seeds every position is one phase, and it says so.
+    let owela = temp_file("owela.jsonl");
+    let output =
+        arena(&["--game", "owela", "--a", "greedy", "--b", "random", "--games", "2", "--out", owela.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let output = calibrate(&["--records", owela.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--plies"), "{}", String::from_utf8_lossy(&output.stderr));
+    let output = calibrate(&["--records", owela.to_str().unwrap(), "--plies", "5"]);
+    assert!(!String::from_utf8_lossy(&output.stderr).contains("--plies"));
+
     // Bad inputs are named: a missing file, a line that is not a record, a game with no model.
     let output = calibrate(&["--records", "/nonexistent/games.jsonl"]);
     assert!(!output.status.success());

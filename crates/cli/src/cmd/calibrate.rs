@@ -75,5 +75,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             p.mean_confidence()
         );
     }
+    if args.plies.is_none() && phases.len() > 1 && phases.iter().filter(|p| p.positions > 0).count() == 1 {
+        // Owela keeps every seed on the board: by seeds, every position is one phase.
+        eprintln!("note: every position has the same seeds on the board; --plies N divides the games by plies instead");
+    }
     Ok(())
 }
