@@ -6,7 +6,7 @@
 //! so which data or search setting would help.
 
 use mancala_mcts::Evaluator;
-use mancala_rules::{Game, Line};
+use mancala_rules::Game;
 
 use crate::error::ArenaError;
 use crate::record::GameRecord;
@@ -142,22 +142,18 @@ pub fn value_calibration<G: Game, E: Evaluator<G> + ?Sized>(
     let mut positions: Vec<G::Position> = Vec::new();
     let mut targets: Vec<(usize, f32)> = Vec::new();
     for (i, record) in records.iter().enumerate() {
-        let numbered = |e: ArenaError| match e {
+        let (line, outcome) = record.replay_line(game).map_err(|e| match e {
             ArenaError::Replay { reason } => ArenaError::Replay { reason: format!("record {}: {reason}", i + 1) },
             other => other,
-        };
-        let outcome = record.replay(game).map_err(numbered)?;
-        let mut line = Line::new(game.clone());
-        for (ply, label) in record.moves.iter().enumerate() {
-            let pos = *line.position();
+        })?;
+        // Every position but the finished last one, each with its ply from the start.
+        for (ply, pos) in line.positions().take(record.moves.len()).enumerate() {
             let x = match by {
-                PhaseBy::Seeds => game.pits(&pos).iter().map(|&s| u32::from(s)).sum(),
+                PhaseBy::Seeds => game.pits(pos).iter().map(|&s| u32::from(s)).sum(),
                 PhaseBy::Plies(_) => ply as u32,
             };
-            targets.push((phase_of(x), outcome.value_for(line.side_to_move())));
-            positions.push(pos);
-            // The record replayed above, so every move is legal here.
-            line.play_label(label).map_err(|e| numbered(ArenaError::Replay { reason: e.to_string() }))?;
+            targets.push((phase_of(x), outcome.value_for(game.side_to_move(pos))));
+            positions.push(*pos);
         }
     }
     let a = game.action_space();

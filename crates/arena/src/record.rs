@@ -56,6 +56,15 @@ impl GameRecord {
     /// # Errors
     /// [`ArenaError::Replay`] saying which check failed.
     pub fn replay<G: Game>(&self, game: &G) -> Result<Outcome, ArenaError> {
+        self.replay_line(game).map(|(_, outcome)| outcome)
+    }
+
+    /// [`GameRecord::replay`], also giving the finished game (every position it went through),
+    /// for those that look at the positions.
+    ///
+    /// # Errors
+    /// As [`GameRecord::replay`].
+    pub fn replay_line<G: Game>(&self, game: &G) -> Result<(Line<G>, Outcome), ArenaError> {
         let bad = |reason: String| ArenaError::Replay { reason };
         if self.rules != game.rules_string() {
             return Err(bad(format!("rules '{}' but the game is '{}'", self.rules, game.rules_string())));
@@ -75,7 +84,7 @@ impl GameRecord {
         }
         match line.status() {
             Status::Ongoing => Err(bad("the game is not over after the last move".into())),
-            Status::Over(outcome) if outcome.to_string() == self.result => Ok(outcome),
+            Status::Over(outcome) if outcome.to_string() == self.result => Ok((line, outcome)),
             Status::Over(outcome) => {
                 Err(bad(format!("recorded result '{}' but the moves give '{outcome}'", self.result)))
             }
