@@ -26,6 +26,13 @@ pub enum LrSchedule {
         every: u64,
         gamma: f64,
     },
+    /// Cosine decay over the run's progress (0 at its start, 1 at its limit; see
+    /// [`Learner::set_run_progress`]) from the base rate to `min_factor * base`. A run bounded
+    /// by wall time cannot know its step count in advance, so a step schedule would either end
+    /// its decay early or never reach the low rate that settles the network.
+    CosineOverRun {
+        min_factor: f64,
+    },
 }
 
 /// Optimiser settings.
@@ -56,8 +63,9 @@ impl Default for OptimConfig {
 }
 
 impl OptimConfig {
-    /// The learning rate at `step` (0-based): linear warm-up, then the schedule.
-    pub fn learning_rate_at(&self, step: u64) -> f64 {
+    /// The learning rate at `step` (0-based) when the run is `progress` (0 to 1) of the way
+    /// to its limit: linear warm-up, then the schedule.
+    pub fn learning_rate_at(&self, step: u64, progress: f64) -> f64 {
         let base = self.learning_rate;
         if step < self.warmup_steps {
             return base * (step + 1) as f64 / self.warmup_steps as f64;
@@ -72,6 +80,11 @@ impl OptimConfig {
                 base * (min_factor + (1.0 - min_factor) * cos)
             }
             LrSchedule::Step { every, gamma } => base * gamma.powi((t / (*every).max(1)) as i32),
+            LrSchedule::CosineOverRun { min_factor } => {
+                let frac = if progress.is_finite() { progress.clamp(0.0, 1.0) } else { 0.0 };
+                let cos = 0.5 * (1.0 + (std::f64::consts::PI * frac).cos());
+                base * (min_factor + (1.0 - min_factor) * cos)
+            }
         }
     }
 }
@@ -102,6 +115,8 @@ pub struct Learner {
     optim: ModuleOptimizer,
     device: Device,
     step: u64,
+    /// How far the run is towards its limit, 0 to 1, for [`LrSchedule::CosineOverRun`].
+    run_progress: f64,
 }
 
 impl Learner {
@@ -117,7 +132,7 @@ impl Learner {
         // fork (not to_device) makes the parameters fresh leaves that gradients can reach.
         let model = model.fork(&device).train();
         let optim = Self::make_optim(&optim_config);
-        Learner { net_config, optim_config, model: Some(model), optim, device, step }
+        Learner { net_config, optim_config, model: Some(model), optim, device, step, run_progress: 0.0 }
     }
 
     fn make_optim(c: &OptimConfig) -> ModuleOptimizer {
@@ -127,6 +142,12 @@ impl Learner {
 
     pub fn step(&self) -> u64 {
         self.step
+    }
+
+    /// Tells the learner how far the run is towards its limit (0 to 1); only
+    /// [`LrSchedule::CosineOverRun`] reads it.
+    pub fn set_run_progress(&mut self, progress: f64) {
+        self.run_progress = progress;
     }
 
     pub fn model(&self) -> &Net {
@@ -183,7 +204,7 @@ impl Learner {
         let wanted = target_wdl.argmax(1);
         let accuracy = predicted.equal(wanted).float().mean();
 
-        let lr = self.optim_config.learning_rate_at(self.step);
+        let lr = self.optim_config.learning_rate_at(self.step, self.run_progress);
         let losses = Losses {
             policy: policy_loss.into_scalar::<f32>(),
             value: value_loss.into_scalar::<f32>(),

@@ -92,16 +92,45 @@ fn learning_rate_schedule_warms_up_then_decays() {
         schedule: LrSchedule::Cosine { total_steps: 110, min_factor: 0.1 },
         ..OptimConfig::default()
     };
-    assert!((c.learning_rate_at(0) - 0.1).abs() < 1e-9);
-    assert!((c.learning_rate_at(9) - 1.0).abs() < 1e-9);
-    assert!((c.learning_rate_at(10) - 1.0).abs() < 1e-9);
-    assert!((c.learning_rate_at(60) - 0.55).abs() < 1e-6);
-    assert!((c.learning_rate_at(110) - 0.1).abs() < 1e-9);
+    assert!((c.learning_rate_at(0, 0.0) - 0.1).abs() < 1e-9);
+    assert!((c.learning_rate_at(9, 0.0) - 1.0).abs() < 1e-9);
+    assert!((c.learning_rate_at(10, 0.0) - 1.0).abs() < 1e-9);
+    assert!((c.learning_rate_at(60, 0.0) - 0.55).abs() < 1e-6);
+    assert!((c.learning_rate_at(110, 0.0) - 0.1).abs() < 1e-9);
     let s =
         OptimConfig { learning_rate: 1.0, warmup_steps: 0, schedule: LrSchedule::Step { every: 5, gamma: 0.5 }, ..c };
-    assert_eq!(s.learning_rate_at(4), 1.0);
-    assert_eq!(s.learning_rate_at(5), 0.5);
-    assert_eq!(s.learning_rate_at(12), 0.25);
+    assert_eq!(s.learning_rate_at(4, 0.0), 1.0);
+    assert_eq!(s.learning_rate_at(5, 0.0), 0.5);
+    assert_eq!(s.learning_rate_at(12, 0.0), 0.25);
+    // Step schedules do not read the run's progress.
+    assert_eq!(s.learning_rate_at(12, 0.9), 0.25);
+}
+
+#[test]
+fn run_schedule_follows_the_runs_progress_not_its_steps() {
+    use mancala_nn::LrSchedule;
+    let c = OptimConfig {
+        learning_rate: 1.0,
+        warmup_steps: 10,
+        schedule: LrSchedule::CosineOverRun { min_factor: 0.1 },
+        ..OptimConfig::default()
+    };
+    // The warm-up is by steps, whatever the progress.
+    assert!((c.learning_rate_at(4, 0.5) - 0.5).abs() < 1e-9);
+    for step in [10, 1000, 100_000] {
+        assert!((c.learning_rate_at(step, 0.0) - 1.0).abs() < 1e-9);
+        assert!((c.learning_rate_at(step, 0.5) - 0.55).abs() < 1e-9);
+        assert!((c.learning_rate_at(step, 1.0) - 0.1).abs() < 1e-9);
+    }
+    // Past the limit (a run that overshoots by one candidate) and nonsense stay in range.
+    assert!((c.learning_rate_at(50, 1.7) - 0.1).abs() < 1e-9);
+    assert!((c.learning_rate_at(50, f64::NAN) - 1.0).abs() < 1e-9);
+    let mut last = f64::INFINITY;
+    for i in 0..=20 {
+        let lr = c.learning_rate_at(50, f64::from(i) / 20.0);
+        assert!(lr <= last, "the rate rises at progress {i}/20");
+        last = lr;
+    }
 }
 
 fn outputs(game: &AnyGame, net: &mancala_nn::Net, device: &Device) -> (Vec<f32>, Vec<f32>) {

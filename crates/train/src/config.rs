@@ -207,6 +207,12 @@ pub enum ScheduleName {
     Constant,
     Cosine,
     Step,
+    /// Cosine over the run rather than over steps: from `learning_rate` at the start to
+    /// `learning_rate * schedule_factor` when the run reaches its limit (`run.max_minutes` or
+    /// `run.iterations`, whichever it is nearer to). A resume that extends the run
+    /// (`--minutes`) moves the limit, so the rate rises again and decays to the new end.
+    #[serde(rename = "cosine-run")]
+    CosineRun,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -275,11 +281,11 @@ pub struct TrainingSection {
     pub weight_decay: f32,
     /// Steps over which the learning rate rises linearly to `learning_rate`.
     pub warmup_steps: u64,
-    /// `constant`, `cosine` or `step`.
+    /// `constant`, `cosine`, `step` or `cosine-run` (see [`ScheduleName`]).
     pub schedule: ScheduleName,
-    /// Cosine: steps to decay over; step: steps between decays.
+    /// Cosine: steps to decay over; step: steps between decays; cosine-run: not read.
     pub schedule_steps: u64,
-    /// Cosine: final share of the rate; step: factor at each decay.
+    /// Cosine and cosine-run: final share of the rate; step: factor at each decay.
     pub schedule_factor: f64,
     /// Largest gradient norm; 0 turns clipping off.
     pub grad_clip: f32,
@@ -696,6 +702,7 @@ impl RunConfig {
             ScheduleName::Constant => LrSchedule::Constant,
             ScheduleName::Cosine => LrSchedule::Cosine { total_steps: t.schedule_steps, min_factor: t.schedule_factor },
             ScheduleName::Step => LrSchedule::Step { every: t.schedule_steps, gamma: t.schedule_factor },
+            ScheduleName::CosineRun => LrSchedule::CosineOverRun { min_factor: t.schedule_factor },
         };
         OptimConfig {
             learning_rate: t.learning_rate,

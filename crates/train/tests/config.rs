@@ -220,9 +220,12 @@ fn enums_keep_their_toml_spelling_and_map_to_the_library_types() {
         assert_eq!(c.search_config(10).root, lib);
         round_trip(&c, &format!("root = \"{text}\""));
     }
-    for (schedule, text) in
-        [(ScheduleName::Constant, "constant"), (ScheduleName::Cosine, "cosine"), (ScheduleName::Step, "step")]
-    {
+    for (schedule, text) in [
+        (ScheduleName::Constant, "constant"),
+        (ScheduleName::Cosine, "cosine"),
+        (ScheduleName::Step, "step"),
+        (ScheduleName::CosineRun, "cosine-run"),
+    ] {
         let c = RunConfig::parse(&oware_with(&format!(
             "[training]\nschedule = \"{text}\"\nschedule_steps = 300\nschedule_factor = 0.5"
         )))
@@ -232,6 +235,7 @@ fn enums_keep_their_toml_spelling_and_map_to_the_library_types() {
             ScheduleName::Constant => LrSchedule::Constant,
             ScheduleName::Cosine => LrSchedule::Cosine { total_steps: 300, min_factor: 0.5 },
             ScheduleName::Step => LrSchedule::Step { every: 300, gamma: 0.5 },
+            ScheduleName::CosineRun => LrSchedule::CosineOverRun { min_factor: 0.5 },
         };
         assert_eq!(c.optim_config().schedule, want);
         round_trip(&c, &format!("schedule = \"{text}\""));
@@ -394,4 +398,29 @@ fn the_endgame_feed_fills_its_share_of_every_batch() {
     state.window.extend(rows);
     let scalars = trainer::train(&run, &mut state, 1, &ctl).unwrap().unwrap();
     assert_eq!(scalars["train/endgame_feed_rows"], 0.0);
+}
+
+#[test]
+fn the_run_schedule_decays_the_rate_as_the_run_nears_its_limit() {
+    let over = "[game]\nrules = \"kalah:3,3\"\n[run]\niterations = 4\nmax_minutes = 0\n[training]\nlearning_rate = 0.01\nwarmup_steps = 0\nschedule = \"cosine-run\"\nschedule_factor = 0.1\n";
+    let text = merge(RunConfig::shipped("tiny").unwrap(), over).unwrap();
+    let run = Run::create(Store::open("memory://config-cosine-run").unwrap(), &text).unwrap();
+    let ctl = Ctl::new(&Quiet);
+    let model = run.load_best(&Device::flex()).unwrap();
+    let shard = worker::play_shard(&run, &model, None, 1, 0, &AtomicBool::new(false)).unwrap();
+    let (_, rows) = mancala_selfplay::parse_shard(std::path::Path::new("cosine"), &shard.bytes, None).unwrap();
+    let mut state = trainer::restore(&run, &ctl).unwrap();
+    // The limits come from run.json: 4 candidates, no time limit.
+    assert_eq!(state.limits, (4, 0.0));
+    state.window.extend(rows);
+    let rate = |state: &mut trainer::TrainerState| trainer::train(&run, state, 1, &ctl).unwrap().unwrap()["train/learning_rate"];
+    assert!((rate(&mut state) - 0.01).abs() < 1e-9, "the full rate at the run's start");
+    // One candidate of four: a quarter of the way down the cosine.
+    let scalars = trainer::train(&run, &mut state, 1, &ctl).unwrap().unwrap();
+    trainer::publish(&run, &mut state, scalars).unwrap();
+    let quarter = 0.01 * (0.1 + 0.9 * 0.5 * (1.0 + (std::f64::consts::PI / 4.0).cos()));
+    assert!((rate(&mut state) - quarter).abs() < 1e-9);
+    // A time limit that has passed ends the decay at the floor, whatever the candidates say.
+    state.limits = (4, 1e-3);
+    assert!((rate(&mut state) - 0.001).abs() < 1e-9);
 }

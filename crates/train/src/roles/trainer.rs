@@ -46,6 +46,8 @@ pub struct TrainerState {
     /// Trainer time of the sessions before this one (from the restored candidate).
     elapsed_before: f64,
     session_start: Instant,
+    /// The run's limits as last read from `run.json`: candidates, and trainer seconds (0: none).
+    pub limits: (u64, f64),
 }
 
 impl TrainerState {
@@ -56,6 +58,14 @@ impl TrainerState {
 
     pub fn generation(&self) -> u64 {
         self.last.generation
+    }
+
+    /// How far the run is towards the nearer of its limits, 0 to 1 (more once past it).
+    pub fn run_progress(&self) -> f64 {
+        let (iterations, budget) = self.limits;
+        let by_candidates = self.generation() as f64 / iterations.max(1) as f64;
+        let by_time = if budget > 0.0 { self.elapsed_seconds() / budget } else { 0.0 };
+        by_candidates.max(by_time)
     }
 }
 
@@ -74,6 +84,7 @@ pub struct Ingested {
 /// # Errors
 /// A store error, or a model or optimiser object that does not match its record.
 pub fn restore(run: &Run, ctl: &Ctl) -> Result<TrainerState, TrainError> {
+    let info = run.info()?;
     let last = run.newest_candidate()?;
     let config = &run.config;
     let net_config = config.net_config(&run.game);
@@ -145,6 +156,7 @@ pub fn restore(run: &Run, ctl: &Ctl) -> Result<TrainerState, TrainError> {
         rng,
         feed,
         session_start: Instant::now(),
+        limits: (info.iterations, info.max_minutes * 60.0),
     })
 }
 
@@ -227,6 +239,7 @@ pub fn train(
         if ctl.stopped() {
             return Ok(None);
         }
+        state.learner.set_run_progress(state.run_progress());
         state.window.sample(t.batch_size - fed, t.value_from_search, &mut state.rng, &mut batch);
         if let Some(tb) = &state.feed {
             for row in database_rows(&run.game, &lay, tb, fed, state.rng.random()) {
@@ -359,6 +372,7 @@ pub fn run_trainer(run: &Run, ctl: &Ctl) -> Result<TrainerEnd, TrainError> {
         }
         let info = ctl.retry("trainer", || run.info())?;
         let budget = info.max_minutes * 60.0;
+        state.limits = (info.iterations, budget);
         if state.generation() >= info.iterations || (budget > 0.0 && state.elapsed_seconds() >= budget) {
             return Ok(TrainerEnd::Done);
         }
