@@ -149,7 +149,11 @@ fn every_bad_value_is_refused_with_its_key_and_what_is_allowed() {
         ("[training]\nlearning_rate = 0.0", "training.learning_rate", "(0, 1)"),
         ("[training]\nlearning_rate = nan", "training.learning_rate", "(0, 1)"),
         ("[training]\nweight_decay = -0.1", "training.weight_decay", "at least 0"),
-        ("[training]\nschedule = \"linear\"", "training.schedule", "expected one of constant, cosine, step"),
+        (
+            "[training]\nschedule = \"linear\"",
+            "training.schedule",
+            "expected one of constant, cosine, step, cosine-run",
+        ),
         ("[training]\nschedule_steps = 0", "training.schedule_steps", "at least 1"),
         ("[training]\nschedule_factor = 2.0", "training.schedule_factor", "0 to 1"),
         ("[training]\nschedule = \"step\"\nschedule_factor = 0.0", "training.schedule_factor", "(0, 1]"),
@@ -423,4 +427,29 @@ fn the_run_schedule_decays_the_rate_as_the_run_nears_its_limit() {
     // A time limit that has passed ends the decay at the floor, whatever the candidates say.
     state.limits = (4, 1e-3);
     assert!((rate(&mut state) - 0.001).abs() < 1e-9);
+}
+
+#[test]
+fn only_the_newest_candidate_keeps_its_optimiser_state() {
+    let text = merge(RunConfig::shipped("tiny").unwrap(), "[game]\nrules = \"kalah:3,3\"\n").unwrap();
+    let run = Run::create(Store::open("memory://config-optim-pruned").unwrap(), &text).unwrap();
+    let ctl = Ctl::new(&Quiet);
+    let model = run.load_best(&Device::flex()).unwrap();
+    let shard = worker::play_shard(&run, &model, None, 1, 0, &AtomicBool::new(false)).unwrap();
+    let (_, rows) = mancala_selfplay::parse_shard(std::path::Path::new("optim"), &shard.bytes, None).unwrap();
+    let mut state = trainer::restore(&run, &ctl).unwrap();
+    state.window.extend(rows);
+    let mut published = Vec::new();
+    for _ in 0..3 {
+        let scalars = trainer::train(&run, &mut state, 1, &ctl).unwrap().unwrap();
+        published.push(trainer::publish(&run, &mut state, scalars).unwrap());
+    }
+    let optims: Vec<String> = run.store.list("optim/").unwrap().into_iter().map(|e| e.key).collect();
+    assert_eq!(optims, vec![published[2].optim.clone()], "the older candidates' states are gone");
+    // Every model stays, and the newest candidate restores with its optimiser state.
+    for c in &published {
+        assert!(run.store.exists(&c.model).unwrap(), "{}", c.model);
+    }
+    let restored = trainer::restore(&run, &ctl).unwrap();
+    assert_eq!(restored.learner.step(), published[2].step);
 }

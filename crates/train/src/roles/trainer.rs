@@ -318,7 +318,15 @@ pub fn publish(
         scalars,
     };
     run.create_json(&layout::candidate_key(generation), &candidate)?;
-    state.last = candidate.clone();
+    let previous = std::mem::replace(&mut state.last, candidate.clone());
+    // Only the newest candidate's optimiser state is ever read (it is the restart point), and
+    // it is twice the model's size: kept for every candidate, an hour's run stored gigabytes of
+    // them. It goes only once the new candidate is visible, so a kill at any moment leaves at
+    // worst one object too many, never a restart point without its state; a failed delete
+    // costs only space, so it does not fail the publication.
+    if !previous.optim.is_empty() && previous.optim != candidate.optim {
+        let _ = run.store.delete(&previous.optim);
+    }
     state.pending_rows = 0;
     state.pending_games = 0;
     state.window.set_capacity(run.config.window_size(generation));
