@@ -203,7 +203,6 @@ impl From<RootName> for RootKind {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ScheduleName {
-    #[default]
     Constant,
     Cosine,
     Step,
@@ -211,6 +210,7 @@ pub enum ScheduleName {
     /// `learning_rate * schedule_factor` when the run reaches its limit (`run.max_minutes` or
     /// `run.iterations`, whichever it is nearer to). A resume that extends the run
     /// (`--minutes`) moves the limit, so the rate rises again and decays to the new end.
+    #[default]
     #[serde(rename = "cosine-run")]
     CosineRun,
 }
@@ -310,7 +310,7 @@ impl Default for TrainingSection {
             learning_rate: o.learning_rate,
             weight_decay: o.weight_decay,
             warmup_steps: o.warmup_steps,
-            schedule: ScheduleName::Constant,
+            schedule: ScheduleName::CosineRun,
             schedule_steps: 20_000,
             schedule_factor: 0.1,
             grad_clip: o.grad_clip,

@@ -38,8 +38,8 @@ fn oware_with(over: &str) -> String {
 fn shipped_configs_are_the_configs_the_complete_files_gave() {
     // Every complete file of before the split is still shipped and gives the same config,
     // but for what was changed on purpose since, with a measurement (docs/design.md): the
-    // margin weight, the endgame database of the games it can describe, and an iteration
-    // limit that leaves the run to max_minutes.
+    // margin weight, the endgame database of the games it can describe, an iteration limit
+    // that leaves the run to max_minutes, and the learning rate's decay over the run.
     for (name, old) in BEFORE {
         let old = RunConfig::parse(old).unwrap();
         let mut new = RunConfig::parse(RunConfig::shipped(name).unwrap()).unwrap();
@@ -49,6 +49,8 @@ fn shipped_configs_are_the_configs_the_complete_files_gave() {
         assert_eq!((new.endgame.seeds, new.endgame.feed), if database { (15, 0.25) } else { (0, 0.0) }, "{name}");
         assert!(!new.endgame.adjudicate, "{name}");
         new.endgame = old.endgame.clone();
+        assert_eq!((new.training.schedule, new.training.schedule_factor), (ScheduleName::CosineRun, 0.1), "{name}");
+        new.training.schedule = old.training.schedule;
         if *name != "tiny" {
             assert_eq!((old.run.iterations, new.run.iterations), (1000, 10_000), "{name}");
             new.run.iterations = old.run.iterations;
@@ -97,7 +99,7 @@ fn a_users_config_is_complete_on_its_own_with_serde_defaults() {
     assert_eq!(c.network.architecture, ArchitectureName::Mlp);
     assert_eq!(c.network.device, DeviceName::Flex);
     assert_eq!(c.search.root, RootName::Puct);
-    assert_eq!(c.training.schedule, ScheduleName::Constant);
+    assert_eq!(c.training.schedule, ScheduleName::CosineRun);
 }
 
 #[test]
