@@ -53,7 +53,9 @@ fn two_iterations_end_to_end() {
         assert!(run.join(f).is_file(), "missing {f}");
     }
     assert!(run.join("shards/local-1/00000001.shard").is_file());
-    assert!(files_under(&run, "models") >= 3 && files_under(&run, "optim") >= 2);
+    assert!(files_under(&run, "models") >= 3);
+    // Only the newest candidate's optimiser state is kept: it is the restart point.
+    assert_eq!(files_under(&run, "optim"), 1);
     assert!(files_under(&run, "tb") >= 1, "no TensorBoard event file");
     let metrics = std::fs::read_to_string(run.join("metrics.jsonl")).unwrap();
     let lines: Vec<serde_json::Value> = metrics.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
