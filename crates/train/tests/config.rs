@@ -426,9 +426,14 @@ fn the_run_schedule_decays_the_rate_as_the_run_nears_its_limit() {
     trainer::publish(&run, &mut state, scalars).unwrap();
     let quarter = 0.01 * (0.1 + 0.9 * 0.5 * (1.0 + (std::f64::consts::PI / 4.0).cos()));
     assert!((rate(&mut state) - quarter).abs() < 1e-9);
-    // A time limit that has passed ends the decay at the floor, whatever the candidates say.
-    state.limits = (4, 1e-3);
+    // A run at its limit trains at the floor.
+    state.limits = (1, 0.0);
     assert!((rate(&mut state) - 0.001).abs() < 1e-9);
+    // The nearer limit decides: time here, candidates there, and no time limit at 0.
+    assert_eq!(trainer::run_progress(1, 30.0, (4, 60.0)), 0.5);
+    assert_eq!(trainer::run_progress(3, 30.0, (4, 600.0)), 0.75);
+    assert_eq!(trainer::run_progress(1, 1e9, (4, 0.0)), 0.25);
+    assert_eq!(trainer::run_progress(8, 90.0, (4, 60.0)), 2.0);
 }
 
 #[test]

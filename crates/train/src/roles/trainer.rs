@@ -60,13 +60,20 @@ impl TrainerState {
         self.last.generation
     }
 
-    /// How far the run is towards the nearer of its limits, 0 to 1 (more once past it).
+    /// How far the run is towards the nearer of its limits (see [`run_progress`]).
     pub fn run_progress(&self) -> f64 {
-        let (iterations, budget) = self.limits;
-        let by_candidates = self.generation() as f64 / iterations.max(1) as f64;
-        let by_time = if budget > 0.0 { self.elapsed_seconds() / budget } else { 0.0 };
-        by_candidates.max(by_time)
+        run_progress(self.generation(), self.elapsed_seconds(), self.limits)
     }
+}
+
+/// How far a run that has published `generation` candidates in `elapsed_seconds` of trainer
+/// time is towards the nearer of its `limits` (candidates, and seconds where above 0): 0 to 1,
+/// more once past it.
+pub fn run_progress(generation: u64, elapsed_seconds: f64, limits: (u64, f64)) -> f64 {
+    let (iterations, budget) = limits;
+    let by_candidates = generation as f64 / iterations.max(1) as f64;
+    let by_time = if budget > 0.0 { elapsed_seconds / budget } else { 0.0 };
+    by_candidates.max(by_time)
 }
 
 /// What one ingest pass found.
