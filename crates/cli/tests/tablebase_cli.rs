@@ -109,3 +109,29 @@ fn bench_reports_probe_speed() {
     assert!(out.status.success(), "{stderr}");
     assert!(stdout.contains("full probes"), "{stdout}");
 }
+
+#[test]
+fn accuracy_splits_its_figures_by_seeds_and_by_margin() {
+    let db = build("kalah", "6", "kalah6-accuracy.mztb");
+    let out = mz(&["tablebase", "accuracy", "--db", db.to_str().unwrap(), "--positions", "80", "--simulations", "16"]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stdout.contains("positions: 80 with at most 6 seeds on the board"), "{stdout}");
+    // Each split covers every judged position exactly once.
+    let count = |label: &str| -> usize {
+        let line = stdout.lines().find(|l| l.starts_with(label)).unwrap_or_else(|| panic!("no {label}: {stdout}"));
+        line[label.len()..].split_whitespace().next().unwrap().parse().unwrap()
+    };
+    let by_seeds: usize =
+        ["1-2 seeds on the board", "3-4 seeds on the board", "5-6 seeds on the board"].iter().map(|l| count(l)).sum();
+    let by_margin: usize =
+        ["drawn with perfect play", "decided by 1-2 seeds", "decided by 3-6 seeds", "decided by 7+ seeds"]
+            .iter()
+            .map(|l| count(l))
+            .sum();
+    assert_eq!((by_seeds, by_margin), (80, 80), "{stdout}");
+    // A bad margin weight is refused by name.
+    let out = mz(&["tablebase", "accuracy", "--db", db.to_str().unwrap(), "--margin-utility", "0.9"]);
+    assert!(!out.status.success());
+    assert!(text(&out).1.contains("--margin-utility 0.9 is outside 0 to 0.5"), "{}", text(&out).1);
+}

@@ -76,7 +76,9 @@ pub use build::{BuildStats, Progress};
 pub use error::TablebaseError;
 pub use evaluator::TablebaseEvaluator;
 pub use index::Indexer;
-pub use metric::{EndgameAccuracy, endgame_accuracy, result_only_best_move, sample_positions};
+pub use metric::{
+    EndgameAccuracy, EndgameJudgement, endgame_accuracy, endgame_judgements, result_only_best_move, sample_positions,
+};
 
 /// An endgame database: one value a (board, side to move) with at most `max_seeds` seeds on
 /// the board.

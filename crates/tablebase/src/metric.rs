@@ -52,23 +52,58 @@ pub fn sample_positions<G: Game>(game: &G, tablebase: &Tablebase, count: usize, 
     out
 }
 
+/// What perfect play makes of one judged position, and whether a player got it right.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EndgameJudgement {
+    /// Seeds still on the board.
+    pub seeds: u16,
+    /// The mover's final margin with perfect play (its sign is the result).
+    pub final_margin: i32,
+    /// The player's value named the right result.
+    pub value_right: bool,
+    /// The player's move was one of the best moves.
+    pub move_right: bool,
+}
+
+impl EndgameAccuracy {
+    /// The shares over `judgements` (zero shares for none).
+    pub fn of(judgements: &[EndgameJudgement]) -> Self {
+        let n = judgements.len();
+        let share = |k: usize| if n == 0 { 0.0 } else { k as f64 / n as f64 };
+        EndgameAccuracy {
+            positions: n,
+            value_sign: share(judgements.iter().filter(|j| j.value_right).count()),
+            best_move: share(judgements.iter().filter(|j| j.move_right).count()),
+        }
+    }
+}
+
 /// Judges `player` on `positions` (all inside `tablebase`, ongoing): `player` returns its
 /// value for the mover in [-1, 1] and the move it would play.
 pub fn endgame_accuracy<G: Game>(
     game: &G,
     tablebase: &Tablebase,
     positions: &[G::Position],
-    mut player: impl FnMut(&G::Position) -> (f32, Action),
+    player: impl FnMut(&G::Position) -> (f32, Action),
 ) -> EndgameAccuracy {
-    let mut judged = 0usize;
-    let mut right_value = 0usize;
-    let mut right_move = 0usize;
+    EndgameAccuracy::of(&endgame_judgements(game, tablebase, positions, player))
+}
+
+/// [`endgame_accuracy`] position by position, so a caller can split the figures (by seeds
+/// on the board, by how close the result is). Positions outside the database, or without a
+/// move, are left out.
+pub fn endgame_judgements<G: Game>(
+    game: &G,
+    tablebase: &Tablebase,
+    positions: &[G::Position],
+    mut player: impl FnMut(&G::Position) -> (f32, Action),
+) -> Vec<EndgameJudgement> {
+    let mut out = Vec::with_capacity(positions.len());
     for pos in positions {
         let Some(probe) = tablebase.probe(game, pos) else { continue };
         if probe.best.is_empty() {
             continue;
         }
-        judged += 1;
         let (value, action) = player(pos);
         let predicted = if value > DRAW_BAND {
             1
@@ -77,15 +112,15 @@ pub fn endgame_accuracy<G: Game>(
         } else {
             0
         };
-        if predicted == probe.final_margin.signum() {
-            right_value += 1;
-        }
-        if probe.best.contains(action) {
-            right_move += 1;
-        }
+        let scores = game.scores(pos);
+        out.push(EndgameJudgement {
+            seeds: game.total_seeds().saturating_sub(scores.south + scores.north),
+            final_margin: probe.final_margin,
+            value_right: predicted == probe.final_margin.signum(),
+            move_right: probe.best.contains(action),
+        });
     }
-    let share = |k: usize| if judged == 0 { 0.0 } else { k as f64 / judged as f64 };
-    EndgameAccuracy { positions: judged, value_sign: share(right_value), best_move: share(right_move) }
+    out
 }
 
 /// The best-move share of a player that knows the result (win, draw, loss) of every move

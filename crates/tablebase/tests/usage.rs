@@ -5,7 +5,10 @@ use std::sync::Arc;
 use mancala_mcts::agents::RandomAgent;
 use mancala_mcts::{Agent, Evaluator, Search, SearchConfig, UniformEvaluator};
 use mancala_rules::{AnyGame, Game, Line, Setup, parse_rules};
-use mancala_tablebase::{PerfectAgent, Tablebase, TablebaseEvaluator, endgame_accuracy, sample_positions};
+use mancala_tablebase::{
+    EndgameAccuracy, PerfectAgent, Tablebase, TablebaseEvaluator, endgame_accuracy, endgame_judgements,
+    sample_positions,
+};
 
 fn kalah(seeds: usize) -> (AnyGame, Arc<Tablebase>) {
     let game = parse_rules("kalah").unwrap();
@@ -154,6 +157,41 @@ fn the_metric_scores_a_perfect_and_a_clueless_player() {
     // counts whole, the rest in part.
     let result_only = mancala_tablebase::result_only_best_move(&game, &tb, &positions);
     assert!(result_only > clueless.best_move && result_only < 1.0, "{result_only}");
+}
+
+#[test]
+fn judgements_carry_each_position_and_sum_to_the_metric() {
+    let (game, tb) = kalah(7);
+    let positions = sample_positions(&game, &tb, 120, 3);
+    // Right about the result only where the game is drawn or won, and the best move only on
+    // boards of an odd seed count: two answers that differ by position.
+    let player = |pos: &<AnyGame as Game>::Position| {
+        let probe = tb.probe(&game, pos).unwrap();
+        let scores = game.scores(pos);
+        let seeds = game.total_seeds() - scores.south - scores.north;
+        let action = if seeds % 2 == 1 {
+            probe.best.iter().next().unwrap()
+        } else {
+            probe.legal.iter().min_by_key(|&a| probe.move_values[usize::from(a)]).unwrap()
+        };
+        (1.0, action)
+    };
+    let judged = endgame_judgements(&game, &tb, &positions, player);
+    assert_eq!(judged.len(), positions.len());
+    for (j, pos) in judged.iter().zip(&positions) {
+        let probe = tb.probe(&game, pos).unwrap();
+        let scores = game.scores(pos);
+        assert_eq!(j.seeds, game.total_seeds() - scores.south - scores.north);
+        assert!(j.seeds >= 1 && usize::from(j.seeds) <= tb.max_seeds());
+        assert_eq!(j.final_margin, probe.final_margin);
+        assert_eq!(j.value_right, probe.final_margin > 0);
+        let worst_is_best = probe.best == probe.legal;
+        assert_eq!(j.move_right, j.seeds % 2 == 1 || worst_is_best);
+    }
+    let whole = endgame_accuracy(&game, &tb, &positions, player);
+    assert_eq!(EndgameAccuracy::of(&judged), whole);
+    assert!(whole.value_sign > 0.0 && whole.value_sign < 1.0, "{whole:?}");
+    assert_eq!(EndgameAccuracy::of(&[]), EndgameAccuracy::default());
 }
 
 /// The database's values with its best moves hidden: a uniform prior over the legal moves,

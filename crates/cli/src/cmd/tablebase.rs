@@ -6,7 +6,7 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use mancala_rules::{Game, Setup, parse_rules};
-use mancala_tablebase::{Tablebase, sample_positions};
+use mancala_tablebase::{EndgameAccuracy, EndgameJudgement, Tablebase, sample_positions};
 
 /// Arguments of `mancala-zero tablebase`.
 #[derive(clap::Args, Debug)]
@@ -118,10 +118,11 @@ fn accuracy(args: AccuracyArgs) -> anyhow::Result<()> {
     let sample = sample_positions(&game, &tb, args.positions, 0xe4d9);
     let a = game.action_space();
     let (mut policy, mut value) = (vec![0.0; a], [0.0f32]);
-    let acc = mancala_tablebase::endgame_accuracy(&game, &tb, &sample, |pos| {
+    let judged = mancala_tablebase::endgame_judgements(&game, &tb, &sample, |pos| {
         evaluator.evaluate(&game, std::slice::from_ref(pos), &mut policy, &mut value);
         (value[0], agent.choose(&mancala_rules::Line::from_position(game.clone(), *pos)))
     });
+    let acc = EndgameAccuracy::of(&judged);
     println!("positions: {} with at most {} seeds on the board", acc.positions, tb.max_seeds());
     println!("value sign right: {:.1}%", acc.value_sign * 100.0);
     println!("best move ({} simulations): {:.1}%", args.simulations, acc.best_move * 100.0);
@@ -129,7 +130,36 @@ fn accuracy(args: AccuracyArgs) -> anyhow::Result<()> {
         "for comparison, knowing every move's result but not its margin: {:.1}%",
         mancala_tablebase::result_only_best_move(&game, &tb, &sample) * 100.0
     );
+    print_breakdown(&judged, tb.max_seeds());
     Ok(())
+}
+
+/// The figures split by seeds on the board (thirds of the database's range) and by how
+/// close perfect play's result is, so a weak figure says where it is weak: a value that
+/// misses only the knife-edge positions (a margin of a seed or two) is a different problem
+/// from one that misreads clear wins.
+fn print_breakdown(judged: &[EndgameJudgement], max_seeds: usize) {
+    let third = (max_seeds / 3).max(1);
+    let seed_ranges = [(1, third), (third + 1, 2 * third), (2 * third + 1, max_seeds)];
+    let margin_ranges = [(0, 0), (1, 2), (3, 6), (7, i32::MAX)];
+    println!("{:<28} {:>9} {:>11} {:>10}", "", "positions", "value sign", "best move");
+    let row = |label: String, part: Vec<EndgameJudgement>| {
+        let a = EndgameAccuracy::of(&part);
+        println!("{label:<28} {:>9} {:>10.1}% {:>9.1}%", a.positions, a.value_sign * 100.0, a.best_move * 100.0);
+    };
+    for (lo, hi) in seed_ranges.into_iter().filter(|(lo, hi)| lo <= hi) {
+        let part = judged.iter().filter(|j| (lo..=hi).contains(&usize::from(j.seeds))).copied().collect();
+        row(format!("{lo}-{hi} seeds on the board"), part);
+    }
+    for (lo, hi) in margin_ranges {
+        let part = judged.iter().filter(|j| (lo..=hi).contains(&j.final_margin.abs())).copied().collect();
+        let label = match (lo, hi) {
+            (0, 0) => "drawn with perfect play".to_string(),
+            (lo, i32::MAX) => format!("decided by {lo}+ seeds"),
+            (lo, hi) => format!("decided by {lo}-{hi} seeds"),
+        };
+        row(label, part);
+    }
 }
 
 fn build(args: BuildArgs) -> anyhow::Result<()> {
