@@ -163,7 +163,7 @@ fn the_metric_scores_a_perfect_and_a_clueless_player() {
 fn judgements_carry_each_position_and_sum_to_the_metric() {
     let (game, tb) = kalah(7);
     let positions = sample_positions(&game, &tb, 120, 3);
-    // Right about the result only where the game is drawn or won, and the best move only on
+    // Right about the result only where the mover wins, and about the best move only on
     // boards of an odd seed count: two answers that differ by position.
     let player = |pos: &<AnyGame as Game>::Position| {
         let probe = tb.probe(&game, pos).unwrap();
