@@ -112,9 +112,9 @@ pub fn endgame_judgements<G: Game>(
         } else {
             0
         };
-        let scores = game.scores(pos);
         out.push(EndgameJudgement {
-            seeds: game.total_seeds().saturating_sub(scores.south + scores.north),
+            // Counted on the board, as the database indexes positions.
+            seeds: game.pits(pos).iter().map(|&s| u16::from(s)).sum(),
             final_margin: probe.final_margin,
             value_right: predicted == probe.final_margin.signum(),
             move_right: probe.best.contains(action),
