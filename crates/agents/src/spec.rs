@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
 
+use mancala_mcts::FinalPick;
 use mancala_mcts::alphabeta::Limit;
 
 use crate::error::SpecError;
@@ -22,6 +23,8 @@ pub const MCTS_C_PUCT: f32 = 1.5;
 pub const NET_GATHER: usize = 8;
 /// Most leaves a `net` search may gather for one call.
 pub const MAX_NET_GATHER: usize = 256;
+/// Default final pick of `net` (see [`FinalPick::IN_PLAY`]).
+pub const NET_PICK: FinalPick = FinalPick::IN_PLAY;
 /// Default depth of `alphabeta`.
 pub const ALPHABETA_DEPTH: u32 = 4;
 /// Default depth of the alpha-beta that `perfect` plays outside its database: deeper than
@@ -39,12 +42,15 @@ pub enum AgentKind {
     AlphaBeta { limit: Limit },
     /// `mcts:sims=N[,cpuct=C]`: MCTS with random rollouts.
     Mcts { simulations: u32, c_puct: f32 },
-    /// `net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G]`: a trained model guiding
+    /// `net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P]`: a trained model guiding
     /// MCTS, with exact values from an endgame database at the leaves inside it when `tb` is
     /// given, and the seed margin weighted `W` in the value its search maximises (without
     /// `margin`, the weight the model's run searched with, which its file names; 0 for older
     /// files). `cpuct` is the exploration constant, `gather` the leaves gathered (under
     /// virtual loss) for one network call: 1 is the plain serial search, slower per move.
+    /// `pick` is the move a finished search plays: `visits` (the most visited), `value` or
+    /// `value:S` (the best mean value among the moves with at least S of the top visits, S
+    /// one half for `value`).
     Net {
         model: PathBuf,
         simulations: u32,
@@ -52,6 +58,7 @@ pub enum AgentKind {
         margin_utility: Option<f32>,
         c_puct: f32,
         gather: usize,
+        pick: FinalPick,
     },
     /// `perfect:db=FILE[,depth=D|ms=M]`: the database's best moves inside it, alpha-beta
     /// outside it.
@@ -140,7 +147,7 @@ fn allowed_list(kind: &str) -> &'static str {
     match kind {
         "alphabeta" => "depth, ms",
         "mcts" => "sims, cpuct",
-        "net" => "sims, tb, margin, cpuct, gather",
+        "net" => "sims, tb, margin, cpuct, gather, pick",
         "perfect" => "db, depth, ms",
         _ => "none",
     }
@@ -177,10 +184,10 @@ impl AgentSpec {
                 let missing = || SpecError::Missing {
                     spec: spec.to_string(),
                     what: "a model file",
-                    form: "net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G]",
+                    form: "net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P]",
                 };
                 let model = pieces.next().filter(|f| !f.contains('=')).ok_or_else(missing)?;
-                let p = Params::split(spec, pieces, "net", &["sims", "tb", "margin", "cpuct", "gather"])?;
+                let p = Params::split(spec, pieces, "net", &["sims", "tb", "margin", "cpuct", "gather", "pick"])?;
                 const MARGIN: &str = "a number from 0 to 0.5";
                 let margin_utility = p.number("margin", 0.0, 0.0, MARGIN)?;
                 if !mancala_mcts::valid_margin_utility(margin_utility) {
@@ -201,6 +208,15 @@ impl AgentSpec {
                         expected: GATHER,
                     });
                 }
+                let pick = match p.get("pick") {
+                    None => NET_PICK,
+                    Some(text) => FinalPick::parse(text).ok_or_else(|| SpecError::BadNumber {
+                        spec: spec.to_string(),
+                        key: "pick".into(),
+                        value: text.to_string(),
+                        expected: "visits, value or value:S with S above 0 and at most 1",
+                    })?,
+                };
                 AgentKind::Net {
                     model: PathBuf::from(model),
                     simulations: p.number("sims", NET_SIMULATIONS, 1, "a whole number of at least 1")?,
@@ -208,6 +224,7 @@ impl AgentSpec {
                     margin_utility: p.get("margin").map(|_| margin_utility),
                     c_puct: p.number("cpuct", MCTS_C_PUCT, 0.0, "a number of at least 0")?,
                     gather,
+                    pick,
                 }
             }
             "perfect" => {

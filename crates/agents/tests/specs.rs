@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use burn::prelude::Device;
 use mancala_agents::{AgentKind, AgentSpec, FileError, SpecError};
+use mancala_mcts::FinalPick;
 use mancala_mcts::alphabeta::Limit;
 use mancala_nn::{ModelMeta, NetConfig, NnError, layout, save_model};
 use mancala_rules::{AnyGame, Game, Line, parse_rules};
@@ -68,6 +69,31 @@ fn every_kind_parses_and_plays_a_legal_move_in_oware_and_kalah() {
     }
 }
 
+/// `pick` reaches the search: the default plays as `pick=value` does, and the most visited
+/// move differs somewhere (an untrained network's values disagree with its visits).
+#[test]
+fn the_final_pick_reaches_the_search() {
+    let dir = tempfile::tempdir().unwrap();
+    for f in fixtures(dir.path()) {
+        let model = f.model.display();
+        let moves = |extra: &str| {
+            let text = format!("net:{model},sims=64,gather=1{extra}");
+            let mut agent = mancala_agents::build(&f.game, &text, 3).unwrap_or_else(|e| panic!("{text}: {e}"));
+            let mut line = Line::new(f.game.clone());
+            let mut played = Vec::new();
+            // One line for all three agents: the first agent's own moves.
+            while !line.status().is_over() && played.len() < 24 {
+                played.push(agent.choose(&line));
+                line.play(played[played.len() - 1]).unwrap();
+            }
+            played
+        };
+        let value = moves(",pick=value");
+        assert_eq!(moves(""), value, "{}: the default is the value pick", f.game.rules_string());
+        assert_ne!(moves(",pick=visits"), value, "{}: the value pick changed no move", f.game.rules_string());
+    }
+}
+
 #[test]
 fn specs_parse_into_typed_kinds_with_their_defaults() {
     let parse = |t: &str| AgentSpec::parse(t).unwrap_or_else(|e| panic!("{t}: {e}")).kind;
@@ -88,6 +114,7 @@ fn specs_parse_into_typed_kinds_with_their_defaults() {
         margin_utility,
         c_puct: 1.5,
         gather: 8,
+        pick: FinalPick::IN_PLAY,
     };
     assert_eq!(parse("net:a.mzm"), net(200, None, None));
     assert_eq!(parse("net:a.mzm,sims=50,tb=k.tb"), net(50, Some("k.tb"), None));
@@ -101,9 +128,17 @@ fn specs_parse_into_typed_kinds_with_their_defaults() {
             tablebase: None,
             margin_utility: None,
             c_puct: 2.5,
-            gather: 1
+            gather: 1,
+            pick: FinalPick::Value { min_share: 0.5 },
         }
     );
+    let picked = |text: &str| match parse(text) {
+        AgentKind::Net { pick, .. } => pick,
+        other => panic!("{text}: {other:?}"),
+    };
+    assert_eq!(picked("net:a.mzm,pick=visits"), FinalPick::Visits);
+    assert_eq!(picked("net:a.mzm,pick=value"), FinalPick::Value { min_share: 0.5 });
+    assert_eq!(picked("net:a.mzm,sims=800,pick=value:0.25"), FinalPick::Value { min_share: 0.25 });
     assert_eq!(parse("perfect:db=k.tb"), AgentKind::Perfect { db: "k.tb".into(), fallback: Limit::Depth(8) });
     assert_eq!(parse("perfect:db=k.tb,depth=3"), AgentKind::Perfect { db: "k.tb".into(), fallback: Limit::Depth(3) });
     let spec: AgentSpec = "net:a.mzm,sims=50".parse().unwrap();
@@ -161,7 +196,10 @@ fn refusals_name_the_bad_part_and_what_is_allowed() {
         ("alphabeta:depth", "'depth' is not key=value"),
         ("alphabeta:depth=3,ms=10", "give depth or ms, not both"),
         ("net:a.mzm,margin=2", "margin=2 is not a number from 0 to 0.5"),
-        ("net:a.mzm,depth=2", "allowed: sims, tb, margin, cpuct, gather"),
+        ("net:a.mzm,depth=2", "allowed: sims, tb, margin, cpuct, gather, pick"),
+        ("net:a.mzm,pick=best", "pick=best is not visits, value or value:S with S above 0 and at most 1"),
+        ("net:a.mzm,pick=value:0", "pick=value:0 is not visits, value or value:S"),
+        ("net:a.mzm,pick=value:2", "pick=value:2 is not visits, value or value:S"),
         ("net:a.mzm,gather=0", "gather=0 is not a whole number from 1 to 256"),
         ("net:a.mzm,gather=257", "gather=257 is not a whole number from 1 to 256"),
         ("net:a.mzm,cpuct=-1", "cpuct=-1 is not a number of at least 0"),

@@ -23,7 +23,9 @@ pub mod service;
 pub mod tree;
 
 pub use agents::{Agent, SearchAgent};
-pub use config::{MAX_MARGIN_UTILITY, RootKind, SearchConfig, outcome_utility, utility, valid_margin_utility};
+pub use config::{
+    FinalPick, MAX_MARGIN_UTILITY, RootKind, SearchConfig, outcome_utility, utility, valid_margin_utility,
+};
 pub use evaluator::{CachedEvaluator, Evaluator, RolloutEvaluator, UniformEvaluator, random_playout, uniform_policy};
 pub use search::{ChildStats, Search};
 pub use service::{

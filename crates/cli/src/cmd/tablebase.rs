@@ -46,6 +46,11 @@ struct AccuracyArgs {
     /// searched with. The value-sign figure reads the network's result alone.
     #[arg(long)]
     margin_utility: Option<f32>,
+    /// The move a finished search plays: `value` or `value:S` (the best mean value among the
+    /// moves with at least S of the top visits; S one half for `value`; what the `net` agent
+    /// plays by default) or `visits` (the most visited).
+    #[arg(long, default_value = "value")]
+    pick: String,
 }
 
 #[derive(clap::Args, Debug)]
@@ -107,10 +112,14 @@ fn accuracy(args: AccuracyArgs) -> anyhow::Result<()> {
     if !mancala_mcts::valid_margin_utility(margin_utility) {
         bail!("--margin-utility {margin_utility} is outside 0 to 0.5");
     }
+    let Some(final_pick) = mancala_mcts::FinalPick::parse(&args.pick) else {
+        bail!("--pick {}: expected visits, value or value:S with S above 0 and at most 1", args.pick);
+    };
     let config = mancala_mcts::SearchConfig {
         simulations: args.simulations.max(1),
         leaves_per_gather: 8,
         margin_utility,
+        final_pick,
         ..Default::default()
     };
     let searched = network(net).with_margin_utility(margin_utility).cached(14);
@@ -125,7 +134,7 @@ fn accuracy(args: AccuracyArgs) -> anyhow::Result<()> {
     let acc = EndgameAccuracy::of(&judged);
     println!("positions: {} with at most {} seeds on the board", acc.positions, tb.max_seeds());
     println!("value sign right: {:.1}%", acc.value_sign * 100.0);
-    println!("best move ({} simulations): {:.1}%", args.simulations, acc.best_move * 100.0);
+    println!("best move ({} simulations, pick {final_pick}): {:.1}%", args.simulations, acc.best_move * 100.0);
     println!(
         "for comparison, knowing every move's result but not its margin: {:.1}%",
         mancala_tablebase::result_only_best_move(&game, &tb, &sample) * 100.0

@@ -21,7 +21,7 @@ use mancala_rules::{Action, Game, Line, Player};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
-use crate::config::{RootKind, SearchConfig, outcome_utility};
+use crate::config::{FinalPick, RootKind, SearchConfig, outcome_utility};
 use crate::evaluator::Evaluator;
 use crate::tree::{NodeId, NodeState, Tree};
 use gumbel::GumbelRoot;
@@ -383,7 +383,8 @@ impl<G: Game> Search<G> {
     }
 
     /// The move to play: Gumbel root: the best survivor of sequential halving; PUCT: by visit
-    /// counts, the most visited at temperature 0, else sampled with N^(1/t).
+    /// counts, at temperature 0 the most visited (or by `final_pick`), else sampled with
+    /// N^(1/t).
     pub fn select_action(&mut self, temperature: f32) -> Option<Action> {
         let kids = self.tree.children(NodeId::ROOT);
         if kids.is_empty() {
@@ -392,7 +393,10 @@ impl<G: Game> Search<G> {
         let child = if self.gumbel.is_active() {
             self.gumbel.best(&self.tree, &self.config)
         } else if temperature <= 1e-3 {
-            policy::most_visited(&self.tree)
+            match self.config.final_pick {
+                FinalPick::Visits => policy::most_visited(&self.tree),
+                FinalPick::Value { min_share } => policy::best_valued(&self.tree, min_share),
+            }
         } else {
             policy::sample_by_visits(&self.tree, temperature, &mut self.rng)
         };

@@ -5,6 +5,7 @@ use mancala_rules::Game;
 use rand::RngExt;
 use rand::rngs::SmallRng;
 
+use super::qtransform::child_q;
 use crate::tree::{NodeId, Tree};
 
 /// The policy target over the action space: each root action's share of the visits, or the
@@ -23,6 +24,25 @@ pub(crate) fn visit_shares<G: Game>(tree: &Tree<G>, out: &mut [f32]) {
 pub(crate) fn most_visited<G: Game>(tree: &Tree<G>) -> Option<NodeId> {
     tree.children(NodeId::ROOT)
         .max_by(|&a, &b| tree.visits(a).cmp(&tree.visits(b)).then(tree.prior(a).total_cmp(&tree.prior(b))))
+}
+
+/// The root child of the best mean value (for the root's mover) among those with at least
+/// `min_share` of the top visit count, visits and then the prior breaking ties; the move of
+/// [`crate::FinalPick::Value`]. None when the root has no children.
+pub(crate) fn best_valued<G: Game>(tree: &Tree<G>, min_share: f32) -> Option<NodeId> {
+    let top = tree.children(NodeId::ROOT).map(|c| tree.visits(c)).max()?;
+    if top == 0 {
+        return most_visited(tree);
+    }
+    // At least one visit, so every candidate has a mean value.
+    let floor = ((top as f32 * min_share).ceil() as u32).max(1);
+    tree.children(NodeId::ROOT)
+        .filter(|&c| tree.visits(c) >= floor)
+        .map(|c| (c, child_q(tree, c).unwrap_or(f32::NEG_INFINITY)))
+        .max_by(|(a, qa), (b, qb)| {
+            qa.total_cmp(qb).then(tree.visits(*a).cmp(&tree.visits(*b))).then(tree.prior(*a).total_cmp(&tree.prior(*b)))
+        })
+        .map(|(c, _)| c)
 }
 
 /// A root child drawn with probability proportional to N^(1/t) (Silver et al. 2018); visits

@@ -2,7 +2,7 @@
 //! its input before it changes anything, so a refused command leaves the engine as it was.
 
 use anyhow::{Context, anyhow, bail};
-use mancala_mcts::{Evaluator, Search, SearchConfig};
+use mancala_mcts::{Evaluator, FinalPick, Search, SearchConfig};
 use mancala_rules::{AnyGame, Game, IllegalMove, Line, MAX_ACTIONS, PRESETS, PlayError, parse_rules};
 
 use super::evaluators::EvaluatorSource;
@@ -63,7 +63,7 @@ impl Engine {
         let evaluator = source
             .for_game(&game, settings.seed)
             .with_context(|| format!("cannot evaluate {}", game.rules_string()))?;
-        let search = Search::new(game.clone(), search_config(&settings), settings.seed);
+        let search = Search::new(game.clone(), search_config(&settings, source.final_pick()), settings.seed);
         Ok(Engine { line: Line::new(game), search, source, evaluator, settings })
     }
 
@@ -149,7 +149,8 @@ impl Engine {
             .source
             .for_game(&game, self.settings.seed)
             .with_context(|| format!("cannot evaluate {}", game.rules_string()))?;
-        self.search = Search::new(game.clone(), search_config(&self.settings), self.settings.seed);
+        self.search =
+            Search::new(game.clone(), search_config(&self.settings, self.source.final_pick()), self.settings.seed);
         self.evaluator = evaluator;
         self.line = Line::new(game);
         Ok(self.line.game().rules_string())
@@ -222,8 +223,8 @@ impl Engine {
     }
 }
 
-fn search_config(settings: &Settings) -> SearchConfig {
-    SearchConfig { simulations: settings.simulations, ..SearchConfig::default() }
+fn search_config(settings: &Settings, final_pick: FinalPick) -> SearchConfig {
+    SearchConfig { simulations: settings.simulations, final_pick, ..SearchConfig::default() }
 }
 
 /// Why `play` refused a move, without the rules crate's own "illegal move LABEL" prefix (the
@@ -382,6 +383,40 @@ mod tests {
         let message = err(&mut e, "game owela");
         assert!(message.contains("cannot play owela"), "{message}");
         assert_eq!(state(&mut e), before);
+    }
+
+    /// A source that says its evaluator is a network for some families only.
+    struct PickSource {
+        network_for: &'static str,
+        last_network: bool,
+    }
+
+    impl EvaluatorSource for PickSource {
+        fn describe(&self) -> String {
+            "pick source".into()
+        }
+        fn for_game(&mut self, game: &AnyGame, _seed: u64) -> anyhow::Result<Box<dyn Evaluator<AnyGame>>> {
+            self.last_network = game.family() == self.network_for;
+            Ok(Box::new(LastMove))
+        }
+        fn final_pick(&self) -> FinalPick {
+            if self.last_network { FinalPick::IN_PLAY } else { FinalPick::Visits }
+        }
+    }
+
+    #[test]
+    fn the_search_picks_as_its_source_says() {
+        let source = Box::new(PickSource { network_for: "kalah", last_network: false });
+        let mut e = Engine::new(parse_rules("kalah").unwrap(), source).unwrap();
+        assert_eq!(e.search.config().final_pick, FinalPick::IN_PLAY);
+        ok(&mut e, "set simulations 30");
+        assert_eq!(e.search.config().final_pick, FinalPick::IN_PLAY, "a setting keeps the pick");
+        ok(&mut e, "game oware");
+        assert_eq!(e.search.config().final_pick, FinalPick::Visits, "a game the source plays by rollouts");
+        ok(&mut e, "game kalah");
+        assert_eq!(e.search.config().final_pick, FinalPick::IN_PLAY);
+        // Rollouts, as the engine's plain source, keep the most visited move.
+        assert_eq!(engine("oware").search.config().final_pick, FinalPick::Visits);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use burn::prelude::Device;
-use mancala_mcts::{Evaluator, RolloutEvaluator};
+use mancala_mcts::{Evaluator, FinalPick, RolloutEvaluator};
 use mancala_nn::NeuralEvaluator;
 use mancala_rules::AnyGame;
 
@@ -21,6 +21,13 @@ pub trait EvaluatorSource {
     /// When this source cannot judge `game` (a network trained for another game); the
     /// engine then refuses the `game` command and keeps its current game.
     fn for_game(&mut self, game: &AnyGame, seed: u64) -> anyhow::Result<Box<dyn Evaluator<AnyGame>>>;
+
+    /// The move a finished search over the evaluator `for_game` last handed out plays: the
+    /// play-time value pick for a network, the most visited for rollouts (whose noisy means
+    /// were not measured as a better guide than their visits).
+    fn final_pick(&self) -> FinalPick {
+        FinalPick::Visits
+    }
 }
 
 /// Uniform priors and one random playout as the value: plain MCTS, which plays every game
@@ -48,11 +55,13 @@ pub struct ModelSource {
     /// `--model FILE`.
     pub file: Option<PathBuf>,
     last: String,
+    /// Whether `for_game` last handed out a network.
+    network: bool,
 }
 
 impl ModelSource {
     pub fn new(file: Option<PathBuf>) -> Self {
-        ModelSource { file, last: String::new() }
+        ModelSource { file, last: String::new(), network: false }
     }
 }
 
@@ -67,11 +76,15 @@ impl EvaluatorSource for ModelSource {
 
     fn for_game(&mut self, game: &AnyGame, seed: u64) -> anyhow::Result<Box<dyn Evaluator<AnyGame>>> {
         // Each model with its own input encoding version: shipped ones are of version 1 or 2.
+        self.network = false;
         if let Some(path) = &self.file {
-            return Ok(Box::new(mancala_agents::model_evaluator(game, path)?.cached(16)));
+            let evaluator = mancala_agents::model_evaluator(game, path)?.cached(16);
+            self.network = true;
+            return Ok(Box::new(evaluator));
         }
         match crate::shipped::shipped_model(game)? {
             Some((meta, net)) => {
+                self.network = true;
                 self.last = format!("MCTS guided by the shipped {} network", game.family());
                 let layout = mancala_nn::layout_for(game, meta.encoding_version)?;
                 Ok(Box::new(NeuralEvaluator::with_layout(game, layout, net, Device::flex()).cached(16)))
@@ -81,5 +94,9 @@ impl EvaluatorSource for ModelSource {
                 RolloutSource.for_game(game, seed)
             }
         }
+    }
+
+    fn final_pick(&self) -> FinalPick {
+        if self.network { FinalPick::IN_PLAY } else { FinalPick::Visits }
     }
 }

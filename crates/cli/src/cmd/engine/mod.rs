@@ -41,9 +41,11 @@ const AFTER_HELP: &str = "\
 The protocol (docs/protocol.md): one command a line, `[id] name [args]`; answers `=[id] result` or
 `?[id] message`, each followed by an empty line. `list_commands` lists the commands.
 
-Search: MCTS guided by --model, or by the shipped network of the game (Oware, Kalah), or\nwith random rollouts (other games, or --no-model). `set` changes, for the next
+Search: MCTS guided by --model, or by the shipped network of the game (every preset has one),
+or with random rollouts (other rules, or --no-model). `set` changes, for the next
 genmove or analyze: simulations N (default 1000, at most 1000000), temperature T (default 0:
-the most visited move; else 0.05 to 100, sampling by visits^(1/T)), seed N (default 0: the
+the best move: with a network the best-valued of the well-visited moves, with rollouts the
+most visited; else 0.05 to 100, sampling by visits^(1/T)), seed N (default 0: the
 same seed and commands give the same moves), threads N (accepted, 1 to 1024; the search runs
 on one thread in this build).";
 
