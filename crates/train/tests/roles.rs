@@ -252,3 +252,39 @@ fn all_roles_as_threads_keep_the_invariants() {
         assert!(lines[0][key].is_number(), "metrics lack {key}: {}", lines[0]);
     }
 }
+
+/// The evaluator judges the model as the arena's `net` agent plays it: its endgame figure is
+/// that of a search with the play-time final pick, not of the most visited move.
+#[test]
+fn the_evaluator_judges_endgames_with_the_play_time_pick() {
+    use mancala_mcts::{Agent, Evaluator, FinalPick, SearchConfig};
+    use mancala_rules::{Game, Line};
+    let run = new_run("evaluator-pick", 2);
+    let device = Device::flex();
+    let best = run.load_best(&device).unwrap();
+    let (tablebase, _) = mancala_tablebase::Tablebase::build(&run.game, 12, &|_| {}).unwrap();
+    let sample = mancala_tablebase::metric::sample_positions(&run.game, &tablebase, 300, 5);
+    let accuracy = |pick: FinalPick| {
+        let config = SearchConfig { final_pick: pick, ..run.config.search_config(run.config.gating.simulations) };
+        let mut agent = mancala_nn::neural_agent(
+            &run.game,
+            best.net.clone(),
+            device.clone(),
+            config,
+            run.config.run.seed,
+            "net".into(),
+        );
+        let mut value_net = mancala_nn::NeuralEvaluator::new(&run.game, best.net.clone(), device.clone());
+        let (mut policy, mut value) = (vec![0.0; run.game.action_space()], [0.0f32]);
+        mancala_tablebase::endgame_accuracy(&run.game, &tablebase, &sample, |pos| {
+            value_net.evaluate(&run.game, std::slice::from_ref(pos), &mut policy, &mut value);
+            (value[0], agent.choose(&Line::from_position(run.game.clone(), *pos)))
+        })
+        .best_move
+    };
+    let (in_play, visits) = (accuracy(FinalPick::IN_PLAY), accuracy(FinalPick::Visits));
+    assert_ne!(in_play, visits, "the sample does not tell the two picks apart");
+    let endgames = evaluator::Endgames { tablebase, sample };
+    let (record, _) = evaluator::evaluate(&run, &best, Some(&endgames), &device).unwrap();
+    assert_eq!(record.scalars["endgame/best_move"], in_play);
+}

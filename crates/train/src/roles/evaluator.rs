@@ -8,7 +8,7 @@ use std::path::Path;
 use burn::prelude::Device;
 use mancala_agents::{AgentSpec, SpecError};
 use mancala_arena::{MatchConfig, play_match, write_record};
-use mancala_mcts::{Agent, Evaluator};
+use mancala_mcts::{Agent, Evaluator, FinalPick, SearchConfig};
 use mancala_nn::{NeuralEvaluator, neural_agent};
 use mancala_rules::{AnyGame, Game, Line};
 use mancala_tablebase::Tablebase;
@@ -92,7 +92,8 @@ pub fn evaluate(
     device: &Device,
 ) -> Result<(EvalRecord, Vec<u8>), TrainError> {
     let e = &run.config.evaluation;
-    let search = run.config.search_config(e.simulations);
+    // The model as it plays (the arena's `net` agent): the play-time final pick.
+    let search = SearchConfig { final_pick: FinalPick::IN_PLAY, ..run.config.search_config(e.simulations) };
     let references = reference_specs(run)?;
     let (game, dev, net) = (run.game.clone(), device.clone(), best.net.clone());
     // "net" is the model under test; a reference is any spec (a saved model `net:FILE`, a
@@ -134,7 +135,7 @@ pub fn evaluate(
             &run.game,
             best.net.clone(),
             device.clone(),
-            run.config.search_config(run.config.gating.simulations),
+            SearchConfig { final_pick: FinalPick::IN_PLAY, ..run.config.search_config(run.config.gating.simulations) },
             run.config.run.seed,
             "net".into(),
         );
