@@ -332,7 +332,8 @@ fn summarise(
             value: c.q,
         })
         .collect();
-    // Temperature 0: the most visited move, as `engine`'s genmove plays by default.
+    // Temperature 0: the search's final pick (the value pick with a network, the most visited
+    // move with rollouts), as `engine`'s genmove plays by default.
     let best_action = if line.status().is_over() { None } else { search.select_action(0.0) };
     Thought {
         best: best_action.map(|a| game.move_label(side, a)),
@@ -340,21 +341,27 @@ fn summarise(
         value: search.root_value().clamp(-1.0, 1.0),
         network,
         moves,
-        pv: principal_variation(search),
+        pv: principal_variation(search, best_action),
         simulations: search.simulations_done(),
         milliseconds: started.elapsed().as_secs_f64() * 1000.0,
         engine,
     }
 }
 
-/// The most visited path from the root, as move labels.
-fn principal_variation(search: &Search<AnyGame>) -> Vec<String> {
+/// The line the search expects, as move labels: the move it plays (`first`, its final pick),
+/// then the most visited path below it.
+fn principal_variation(search: &Search<AnyGame>, first: Option<Action>) -> Vec<String> {
     let tree = search.tree();
     let game = search.game();
     let mut pv = Vec::new();
     let mut node = NodeId::ROOT;
     while tree.state(node) == NodeState::Expanded && pv.len() < 32 {
-        let Some(best) = tree.children(node).filter(|&c| tree.visits(c) > 0).max_by_key(|&c| tree.visits(c)) else {
+        let mut visited = tree.children(node).filter(|&c| tree.visits(c) > 0);
+        let chosen = match first {
+            Some(a) if node == NodeId::ROOT => visited.find(|&c| tree.action(c) == a),
+            _ => visited.max_by_key(|&c| tree.visits(c)),
+        };
+        let Some(best) = chosen else {
             break;
         };
         pv.push(game.move_label(tree.mover(best), tree.action(best)));

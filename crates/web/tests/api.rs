@@ -308,6 +308,8 @@ async fn analysis_with_and_without_a_database() {
     assert!((share - 1.0).abs() < 1e-3, "{share}");
     assert!(!thought["pv"].as_array().unwrap().is_empty());
     assert!(thought["best"].is_string());
+    // The line the page shows starts with the move the engine plays.
+    assert_eq!(thought["pv"][0], thought["best"], "{thought}");
     assert_eq!(analysis["exact"], Value::Null, "48 seeds are outside a 6-seed database");
     let endgame = "south | 21 21 | 0 1 0 0 2 0 0 0 1 0 2 0 | ongoing";
     ok(&app, "POST", &format!("/api/games/{id}/position"), Some(json!({"line": endgame}))).await;
