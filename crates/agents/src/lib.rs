@@ -7,7 +7,7 @@
 //! | `greedy` | the largest immediate capture |
 //! | `alphabeta:depth=D` or `alphabeta:ms=M` (`ab`) | alpha-beta, default depth 4 |
 //! | `mcts:sims=N[,cpuct=C]` | MCTS with random rollouts, default 1000 simulations |
-//! | `net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P]` | a trained model with MCTS, default 200 simulations; `tb` answers positions inside an endgame database exactly; `margin` weighs the seed margin in the search's value (0 to 0.5); `cpuct`, `gather` tune the search; `pick` is `visits` (default), `value` or `value:S`: the move of the best mean value among those with at least S (one half) of the top visits |
+//! | `net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P]` | a trained model with MCTS, default 200 simulations; `tb` answers positions inside an endgame database exactly; `margin` weighs the seed margin in the search's value (0 to 0.5); `cpuct`, `gather` tune the search; `pick` is `value` (default) or `value:S`, the move of the best mean value among those with at least S (one half) of the top visits, or `visits`, the most visited |
 //! | `perfect:db=FILE[,depth=D\|ms=M]` | the database's best moves inside it, alpha-beta (depth 8) outside it |
 //!
 //! A spec is parsed once into an [`AgentSpec`] (syntax and numbers, no files), checked
