@@ -214,7 +214,7 @@ impl AgentSpec {
                         spec: spec.to_string(),
                         key: "pick".into(),
                         value: text.to_string(),
-                        expected: "visits, value or value:S with S above 0 and at most 1",
+                        expected: FinalPick::FORMS,
                     })?,
                 };
                 AgentKind::Net {

@@ -47,6 +47,16 @@ impl FinalPick {
     /// [`FinalPick::Visits`]: the reference yardsticks stay as they were measured.
     pub const IN_PLAY: FinalPick = FinalPick::Value { min_share: Self::VALUE_SHARE };
 
+    /// The forms [`FinalPick::parse`] takes, for error messages.
+    pub const FORMS: &'static str = "visits, value or value:S with S above 0 and at most 1";
+
+    /// The play-time pick for a search guided by a network ([`FinalPick::IN_PLAY`]), or the
+    /// most visited move for one guided by random rollouts, whose noisy means were not
+    /// measured as a better guide than their visits.
+    pub fn in_play(network: bool) -> FinalPick {
+        if network { Self::IN_PLAY } else { FinalPick::Visits }
+    }
+
     /// `visits`, `value` (share [`FinalPick::VALUE_SHARE`]) or `value:S` with S above 0 and
     /// at most 1.
     pub fn parse(text: &str) -> Option<FinalPick> {

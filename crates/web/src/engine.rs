@@ -285,8 +285,7 @@ pub fn think(
     };
     // Batches of leaves help the network; rollouts gain nothing from them.
     let leaves_per_gather = if matches!(brain, Brain::Network { .. }) { 8 } else { 1 };
-    // The play-time pick for a network; rollouts' noisy means are no better than their visits.
-    let final_pick = if matches!(brain, Brain::Network { .. }) { FinalPick::IN_PLAY } else { FinalPick::Visits };
+    let final_pick = FinalPick::in_play(matches!(brain, Brain::Network { .. }));
     let config = SearchConfig { simulations, leaves_per_gather, final_pick, ..SearchConfig::default() };
     let mut search = Search::new(game.clone(), config, seed);
     search.set_root_line(line);

@@ -113,7 +113,7 @@ fn accuracy(args: AccuracyArgs) -> anyhow::Result<()> {
         bail!("--margin-utility {margin_utility} is outside 0 to 0.5");
     }
     let Some(final_pick) = mancala_mcts::FinalPick::parse(&args.pick) else {
-        bail!("--pick {}: expected visits, value or value:S with S above 0 and at most 1", args.pick);
+        bail!("--pick {}: expected {}", args.pick, mancala_mcts::FinalPick::FORMS);
     };
     let config = mancala_mcts::SearchConfig {
         simulations: args.simulations.max(1),

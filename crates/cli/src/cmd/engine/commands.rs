@@ -400,7 +400,7 @@ mod tests {
             Ok(Box::new(LastMove))
         }
         fn final_pick(&self) -> FinalPick {
-            if self.last_network { FinalPick::IN_PLAY } else { FinalPick::Visits }
+            FinalPick::in_play(self.last_network)
         }
     }
 

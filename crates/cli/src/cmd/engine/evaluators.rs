@@ -22,9 +22,8 @@ pub trait EvaluatorSource {
     /// engine then refuses the `game` command and keeps its current game.
     fn for_game(&mut self, game: &AnyGame, seed: u64) -> anyhow::Result<Box<dyn Evaluator<AnyGame>>>;
 
-    /// The move a finished search over the evaluator `for_game` last handed out plays: the
-    /// play-time value pick for a network, the most visited for rollouts (whose noisy means
-    /// were not measured as a better guide than their visits).
+    /// The move a finished search over the evaluator `for_game` last handed out plays
+    /// ([`FinalPick::in_play`]).
     fn final_pick(&self) -> FinalPick {
         FinalPick::Visits
     }
@@ -97,6 +96,6 @@ impl EvaluatorSource for ModelSource {
     }
 
     fn final_pick(&self) -> FinalPick {
-        if self.network { FinalPick::IN_PLAY } else { FinalPick::Visits }
+        FinalPick::in_play(self.network)
     }
 }
