@@ -323,7 +323,8 @@ impl Default for TrainingSection {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct GatingSection {
-    /// Games of candidate against best (even).
+    /// Games of candidate against best (even); 0 promotes every candidate without a match
+    /// (AlphaZero's continuous update: self-play always uses the newest network).
     pub games: u32,
     /// Simulations a move for both sides.
     pub simulations: u32,
@@ -609,7 +610,11 @@ impl RunConfig {
         unit("training.value_from_search", t.value_from_search)?;
 
         let g = &self.gating;
-        pairs("gating.games", g.games)?;
+        if g.games > 0 {
+            pairs("gating.games", g.games)?;
+        } else if !g.sprt.is_empty() {
+            return Err(bad("gating.games", 0, "an even number of at least 2 when gating.sprt is set"));
+        }
         at_least_one("gating.simulations", g.simulations)?;
         unit("gating.threshold", g.threshold)?;
         if !g.sprt.is_empty() {

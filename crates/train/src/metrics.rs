@@ -60,7 +60,9 @@ fn line_of(run: &Run, key: &str) -> Result<Option<MetricLine>, TrainError> {
             return Ok(None);
         }
         let mut scalars = BTreeMap::new();
-        scalars.insert("gating/score".into(), g.score);
+        if g.games > 0 {
+            scalars.insert("gating/score".into(), g.score);
+        }
         scalars.insert("gating/promoted".into(), f64::from(u8::from(g.decision == Decision::Promoted)));
         scalars.insert("gating/against".into(), g.best as f64);
         MetricLine { generation, record: "gating", scalars }

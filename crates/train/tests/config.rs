@@ -165,7 +165,7 @@ fn every_bad_value_is_refused_with_its_key_and_what_is_allowed() {
         ("[training]\nvalue_from_search = 1.5", "training.value_from_search", "0 to 1"),
         ("[training]\nvalue_from_search = nan", "training.value_from_search", "0 to 1"),
         ("[gating]\ngames = 3", "gating.games", "even"),
-        ("[gating]\ngames = 0", "gating.games", "even"),
+        ("[gating]\ngames = 0\nsprt = \"0,10\"", "gating.games", "sprt"),
         ("[gating]\nsimulations = 0", "gating.simulations", "at least 1"),
         ("[gating]\nthreads = 0", "gating.threads", "at least 1"),
         ("[gating]\nthreads = -1", "gating.threads", "usize"),

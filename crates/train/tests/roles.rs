@@ -253,6 +253,45 @@ fn all_roles_as_threads_keep_the_invariants() {
     }
 }
 
+/// With `gating.games = 0` every candidate is promoted without a match: the whole run's
+/// decisions are promotions with no games, and the pointer ends on the newest candidate.
+#[test]
+fn without_gating_games_every_candidate_is_promoted() {
+    let store = Store::open("memory://no-gating").unwrap();
+    let config = tiny(3).replace("[gating]\ngames = 4", "[gating]\ngames = 0");
+    assert!(config.contains("games = 0"));
+    let options = TrainOptions { workers: 1, tensorboard: None, poll: Duration::from_millis(20) };
+    let summary = start(store.clone(), &config, &options, &Quiet).unwrap();
+    assert!(summary.finished);
+    let run = Run::open(store).unwrap();
+    assert_eq!(run.config.gating.games, 0);
+    let mut promoted = 0;
+    for g in run.generations(layout::GATING).unwrap() {
+        let record: GatingRecord = run.read(&layout::gating_key(g)).unwrap();
+        match record.decision {
+            Decision::Promoted => {
+                assert_eq!(record.games, 0);
+                assert!(run.store.get(&layout::gating_games_key(g)).unwrap().is_empty());
+                promoted += 1;
+            }
+            Decision::Superseded => {}
+            Decision::Rejected => panic!("generation {g} was rejected without a match"),
+        }
+    }
+    assert!(promoted >= 1);
+    assert_eq!(run.best().unwrap().generation, 3);
+    assert_eq!(summary.best_iteration, 3);
+    // The metrics view carries no match score for a decision without games.
+    let text = String::from_utf8(run.store.get(layout::METRICS).unwrap()).unwrap();
+    let gating: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|l| l["record"] == "gating")
+        .collect();
+    assert_eq!(gating.len(), promoted);
+    assert!(gating.iter().all(|l| l["gating/promoted"] == 1.0 && l.get("gating/score").is_none()), "{text}");
+}
+
 /// The evaluator judges the model as the arena's `net` agent plays it: its endgame figure is
 /// that of a search with the play-time final pick, not of the most visited move.
 #[test]

@@ -47,7 +47,8 @@ pub fn pending(run: &Run) -> Result<Vec<u64>, TrainError> {
     Ok(run.generations(layout::CANDIDATES)?.into_iter().filter(|g| *g > 0 && !decided.contains(g)).collect())
 }
 
-/// Plays `candidate` against `best`; returns the decision and the games as JSON lines.
+/// Plays `candidate` against `best`; returns the decision and the games as JSON lines. With
+/// `gating.games = 0` it promotes without a match (no games, score 0).
 ///
 /// # Errors
 /// An arena error.
@@ -58,6 +59,17 @@ pub fn gate(
     device: &Device,
 ) -> Result<(GatingRecord, Vec<u8>), TrainError> {
     let g = &run.config.gating;
+    if g.games == 0 {
+        let record = GatingRecord {
+            generation: candidate.generation,
+            best: best.generation,
+            decision: Decision::Promoted,
+            score: 0.0,
+            games: 0,
+            published: layout::now(),
+        };
+        return Ok((record, Vec::new()));
+    }
     let search = run.config.search_config(g.simulations);
     let (game, device) = (run.game.clone(), device.clone());
     let (cand, best_net) = (candidate.net.clone(), best.net.clone());
@@ -151,16 +163,18 @@ pub fn run_gatekeeper(run: &Run, ctl: &Ctl) -> Result<(), TrainError> {
             return Ok(());
         }
         ctl.retry("gatekeeper", || record(run, &decision, &games))?;
-        ctl.reporter.line(&format!(
-            "gating  {:>4} | score {:.2} against generation {} | {}",
-            newest,
-            decision.score,
-            best_ptr.generation,
-            match decision.decision {
-                Decision::Promoted => "promoted",
-                _ => "rejected",
-            }
-        ));
+        let verdict = match decision.decision {
+            Decision::Promoted => "promoted",
+            _ => "rejected",
+        };
+        if decision.games == 0 {
+            ctl.reporter.line(&format!("gating  {newest:>4} | no match (gating.games = 0) | {verdict}"));
+        } else {
+            ctl.reporter.line(&format!(
+                "gating  {:>4} | score {:.2} against generation {} | {verdict}",
+                newest, decision.score, best_ptr.generation,
+            ));
+        }
         if decision.decision == Decision::Promoted {
             best_ptr = BestPointer { generation: newest, model: c.model, checksum: c.checksum };
             best = candidate;
