@@ -160,6 +160,14 @@ pub struct GatingRecord {
     pub published: f64,
 }
 
+impl GatingRecord {
+    /// A decision taken without a match (a superseded candidate, or every candidate with
+    /// `gating.games = 0`): no games, score 0.
+    pub fn without_match(generation: u64, best: u64, decision: Decision) -> Self {
+        GatingRecord { generation, best, decision, score: 0.0, games: 0, published: now() }
+    }
+}
+
 /// `eval/gen-G.json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EvalRecord {

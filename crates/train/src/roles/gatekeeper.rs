@@ -60,14 +60,7 @@ pub fn gate(
 ) -> Result<(GatingRecord, Vec<u8>), TrainError> {
     let g = &run.config.gating;
     if g.games == 0 {
-        let record = GatingRecord {
-            generation: candidate.generation,
-            best: best.generation,
-            decision: Decision::Promoted,
-            score: 0.0,
-            games: 0,
-            published: layout::now(),
-        };
+        let record = GatingRecord::without_match(candidate.generation, best.generation, Decision::Promoted);
         return Ok((record, Vec::new()));
     }
     let search = run.config.search_config(g.simulations);
@@ -146,14 +139,7 @@ pub fn run_gatekeeper(run: &Run, ctl: &Ctl) -> Result<(), TrainError> {
             continue;
         };
         for &old in &waiting[..waiting.len() - 1] {
-            let r = GatingRecord {
-                generation: old,
-                best: best_ptr.generation,
-                decision: Decision::Superseded,
-                score: 0.0,
-                games: 0,
-                published: layout::now(),
-            };
+            let r = GatingRecord::without_match(old, best_ptr.generation, Decision::Superseded);
             ctl.retry("gatekeeper", || record(run, &r, b""))?;
         }
         let c: Candidate = ctl.retry("gatekeeper", || run.read(&layout::candidate_key(newest)))?;
