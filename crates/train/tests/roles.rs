@@ -179,6 +179,9 @@ fn the_gatekeeper_decides_and_the_pointer_follows_the_records() {
     let promoted = GatingRecord { decision: Decision::Promoted, ..record };
     run.create_json(&layout::gating_key(2), &promoted).unwrap();
     assert_eq!(run.best().unwrap().generation, 0);
+    // Generation 0 is measured only as the final best of a run that never promoted.
+    assert_eq!(evaluator::due(&run, false).unwrap(), None);
+    assert_eq!(evaluator::due(&run, true).unwrap().map(|b| b.generation), Some(0));
     assert_eq!(gatekeeper::pending(&run).unwrap(), [1]);
     let ptr = gatekeeper::reconcile(&run).unwrap();
     assert_eq!((ptr.generation, &ptr.model, &ptr.checksum), (2, &c2.model, &c2.checksum));
@@ -248,8 +251,11 @@ fn all_roles_as_threads_keep_the_invariants() {
         .count();
     assert_eq!(count("gating"), decided);
     assert!(count("eval") >= 1 && summary.elo.contains_key("random"), "{text}");
+    // The first candidate's line (a run that never promoted has its final evaluation, of
+    // generation 0, first).
+    let first = lines.iter().find(|l| l["record"] == "candidate").unwrap();
     for key in ["loss/policy", "loss/value", "train/value_accuracy", "selfplay/positions_per_s", "replay/window_rows"] {
-        assert!(lines[0][key].is_number(), "metrics lack {key}: {}", lines[0]);
+        assert!(first[key].is_number(), "metrics lack {key}: {first}");
     }
 }
 

@@ -61,16 +61,17 @@ pub fn reference_specs(run: &Run) -> Result<Vec<AgentSpec>, TrainError> {
         .collect()
 }
 
-/// The best model, when it is due for an evaluation: promoted past generation 0, not yet
-/// evaluated, and `evaluation.every` generations past the last one evaluated (or `last`,
-/// the run's end, is set).
+/// The best model, when it is due for an evaluation: not yet evaluated, and either promoted
+/// past generation 0 and `evaluation.every` generations past the last one evaluated, or the
+/// final best at the run's end (`last`), whatever its generation: a run that never promoted
+/// still reports where its model stands.
 ///
 /// # Errors
 /// A store error.
 pub fn due(run: &Run, last: bool) -> Result<Option<BestPointer>, TrainError> {
     let every = run.config.evaluation.every;
     let best = run.best()?;
-    if every == 0 || best.generation == 0 {
+    if every == 0 || (best.generation == 0 && !last) {
         return Ok(None);
     }
     let evaluated = run.generations(layout::EVAL)?;
