@@ -18,8 +18,21 @@
 //!     ends the game: 1.0 while the end is more than 64 plies away, `1/64` when the next ply
 //!     ends it. Kalah has no ply rule.
 //!
-//! Version 1 is the same without the state globals (two globals for every game); models
-//! made with it are still read and encoded with it ([`layout_for`]).
+//! Version 3 adds per-pit channels that read the sowing for the network, after the control
+//! channel (where there is one) and before the globals, in the same pit order:
+//! - *capture*: what sowing the pit now would gain its owner (the mover for the mover's
+//!   pits; for the opponent's, as if the mover passed: the opponent's threats), in the same
+//!   unit as the seed counts: the owner's score after the sowing minus before (captures,
+//!   seeds sown into a store), times `P / total_seeds`; 0.0 where the owner cannot sow it;
+//! - *moves again* (Kalah, and Oware with `grand_slam=extra-turn`, where a sowing can leave
+//!   the same side to move): 1.0 where sowing the pit would, else 0.0.
+//!
+//! A network reads counts well but sowing arithmetic badly (where the last seed of 17 lands,
+//! whether the houses behind it hold two or three): the search sees a capture only once it
+//! has expanded the move, so without these a leaf's value misses every threat one ply on.
+//!
+//! Version 1 is version 2 without the state globals (two globals for every game); models
+//! made with versions 1 and 2 are still read and encoded with them ([`layout_for`]).
 //!
 //! Action `a` is the mover's `a`-th pit in this order for every game, so the policy head and
 //! the per-pit inputs line up.
@@ -28,10 +41,10 @@ use mancala_rules::{AnyGame, Game, Player};
 use thiserror::Error;
 
 /// The version new networks are made with; stored in model files and shards.
-pub const ENCODING_VERSION: u32 = 2;
+pub const ENCODING_VERSION: u32 = 3;
 
 /// The versions this build can encode, oldest first: a model of any of them plays.
-pub const ENCODING_VERSIONS: [u32; 2] = [1, 2];
+pub const ENCODING_VERSIONS: [u32; 3] = [1, 2, 3];
 
 /// Plies to the end of the game at which the *plies left* input starts to fall below 1.0.
 pub const PLY_HORIZON: u16 = 64;
@@ -65,6 +78,21 @@ impl StateInputs {
     }
 }
 
+/// Which sowing channels (version 3) a layout has, after the seeds and control channels.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SowingInputs {
+    /// What sowing each pit would gain its owner now.
+    pub capture: bool,
+    /// Whether sowing each pit would leave its owner to move again.
+    pub moves_again: bool,
+}
+
+impl SowingInputs {
+    fn count(self) -> usize {
+        usize::from(self.capture) + usize::from(self.moves_again)
+    }
+}
+
 /// How the flat input vector splits into per-pit channels and globals (for the conv tower),
 /// for one encoding version.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,7 +100,11 @@ pub struct Layout {
     /// The encoding version this layout writes.
     pub version: u32,
     pub pits: usize,
+    /// Seeds, control (Ba-awa) and the sowing channels.
     pub pit_channels: usize,
+    /// Whether the pits have a control channel (Ba-awa).
+    pub control: bool,
+    pub sowing: SowingInputs,
     /// The two scores and the state inputs.
     pub globals: usize,
     pub state: StateInputs,
@@ -98,18 +130,34 @@ pub fn layout<G: Game>(game: &G) -> Layout {
 pub fn layout_for<G: Game>(game: &G, version: u32) -> Result<Layout, UnknownEncoding> {
     let start = game.start();
     let pits = game.pits(&start).len();
-    let state = match version {
-        1 => StateInputs::default(),
-        // The rules say which state they keep: the answers for the start are `Some` exactly
-        // where a game of these rules can have that state.
-        2 => StateInputs {
+    if !ENCODING_VERSIONS.contains(&version) {
+        return Err(UnknownEncoding { version });
+    }
+    // The rules say which state they keep: the answers for the start are `Some` exactly
+    // where a game of these rules can have that state.
+    let state = if version >= 2 {
+        StateInputs {
             bonus_move: game.bonus_move(&start).is_some(),
             mover_began: game.starter(&start).is_some(),
             plies_left: game.plies_left(&start).is_some(),
-        },
-        _ => return Err(UnknownEncoding { version }),
+        }
+    } else {
+        StateInputs::default()
     };
-    Ok(Layout { version, pits, pit_channels: if has_control(game) { 2 } else { 1 }, globals: 2 + state.count(), state })
+    let sowing = if version >= 3 {
+        SowingInputs { capture: true, moves_again: has_extra_turns(game) }
+    } else {
+        SowingInputs::default()
+    };
+    let control = has_control(game);
+    let pit_channels = 1 + usize::from(control) + sowing.count();
+    Ok(Layout { version, pits, pit_channels, control, sowing, globals: 2 + state.count(), state })
+}
+
+/// Whether a sowing can leave the same side to move: Kalah (the last seed in the store) and
+/// Ouril (the bonus move of a grand slam).
+fn has_extra_turns<G: Game>(game: &G) -> bool {
+    game.rules_string().starts_with("kalah") || game.bonus_move(&game.start()).is_some()
 }
 
 /// Whether pits may be controlled by the player who does not own their row (Ba-awa).
@@ -130,11 +178,21 @@ pub fn encode<G: Game>(game: &G, layout: &Layout, pos: &G::Position, out: &mut [
         out[k] = f32::from(pits[(k + shift) % p]) * scale;
     }
     let mut at = p;
-    if layout.pit_channels == 2 {
+    if layout.control {
         for k in 0..p {
-            out[p + k] = if game.controller(pos, (k + shift) % p) == side { 1.0 } else { 0.0 };
+            out[at + k] = if game.controller(pos, (k + shift) % p) == side { 1.0 } else { 0.0 };
         }
-        at = 2 * p;
+        at += p;
+    }
+    if layout.sowing.count() > 0 {
+        let channels = layout.sowing.count();
+        let block = &mut out[at..at + channels * p];
+        block.fill(0.0);
+        sowing_channels(game, layout, pos, shift, scale, block);
+        if let Some(passed) = game.passed(pos) {
+            sowing_channels(game, layout, &passed, shift, scale, block);
+        }
+        at += channels * p;
     }
     let scores = game.scores(pos);
     out[at] = f32::from(scores[side]) / total;
@@ -152,6 +210,28 @@ pub fn encode<G: Game>(game: &G, layout: &Layout, pos: &G::Position, out: &mut [
     if layout.state.plies_left {
         let left = game.plies_left(pos).unwrap_or(PLY_HORIZON).min(PLY_HORIZON);
         out[at] = f32::from(left) / f32::from(PLY_HORIZON);
+    }
+}
+
+/// Writes the sowing channels of the side to move in `pos` into `block` (the capture channel,
+/// then the moves-again channel, each `P` long, in the order of the encoded position's mover,
+/// whose rotation is `shift`), leaving the other pits as they are.
+fn sowing_channels<G: Game>(game: &G, layout: &Layout, pos: &G::Position, shift: usize, scale: f32, block: &mut [f32]) {
+    let p = layout.pits;
+    let sower = game.side_to_move(pos);
+    let before = game.scores(pos)[sower];
+    let again_at = if layout.sowing.capture { p } else { 0 };
+    for action in game.legal_moves(pos).iter() {
+        let k = (game.action_pit(sower, action) + p - shift) % p;
+        let mut next = *pos;
+        game.play_unchecked(&mut next, action);
+        if layout.sowing.capture {
+            let gain = i32::from(game.scores(&next)[sower]) - i32::from(before);
+            block[k] = gain as f32 * scale;
+        }
+        if layout.sowing.moves_again && !game.status(&next).is_over() && game.side_to_move(&next) == sower {
+            block[again_at + k] = 1.0;
+        }
     }
 }
 

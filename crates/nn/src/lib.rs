@@ -24,7 +24,8 @@ pub use mancala_mcts::service;
 pub use agent::{NeuralAgent, neural_agent};
 pub use device::{DEVICES, inference_device, training_device};
 pub use encoding::{
-    ENCODING_VERSION, ENCODING_VERSIONS, Layout, StateInputs, UnknownEncoding, encode, encode_batch, layout, layout_for,
+    ENCODING_VERSION, ENCODING_VERSIONS, Layout, SowingInputs, StateInputs, UnknownEncoding, encode, encode_batch,
+    layout, layout_for,
 };
 pub use error::NnError;
 pub use evaluator::NeuralEvaluator;

@@ -1,11 +1,17 @@
 //! Input encoding version 2: the state globals after the two scores (bonus move, mover
 //! began, plies left), present only where the rules let them vary; version 1 without them.
+//! Version 3 (the sowing channels) is in `encoding_sowing.rs`; its globals are version 2's.
 
 use mancala_nn::{ENCODING_VERSION, ENCODING_VERSIONS, Layout, encode, layout, layout_for};
 use mancala_rules::{AnyGame, Game, Line, Setup, parse_rules};
 
 fn game(rules: &str) -> AnyGame {
     parse_rules(rules).unwrap()
+}
+
+/// The version 2 layout, which these tests are about.
+fn v2(game: &AnyGame) -> Layout {
+    layout_for(game, 2).unwrap()
 }
 
 fn features_with(game: &AnyGame, lay: &Layout, line: &str) -> Vec<f32> {
@@ -18,9 +24,14 @@ fn features_with(game: &AnyGame, lay: &Layout, line: &str) -> Vec<f32> {
 /// The globals after the two scores, version 2.
 fn state(rules: &str, line: &str) -> Vec<f32> {
     let g = game(rules);
-    let lay = layout(&g);
+    let lay = v2(&g);
     let at = lay.pits * lay.pit_channels + 2;
-    features_with(&g, &lay, line)[at..].to_vec()
+    let state = features_with(&g, &lay, line)[at..].to_vec();
+    // Version 3 keeps the same globals after its sowing channels.
+    let v3 = layout(&g);
+    assert_eq!(v3.globals, lay.globals);
+    assert_eq!(features_with(&g, &v3, line)[v3.pits * v3.pit_channels + 2..], state[..], "{rules}: {line}");
+    state
 }
 
 const OWARE_START: &str = "south | 0 0 | 4 4 4 4 4 4 4 4 4 4 4 4 | ongoing";
@@ -29,8 +40,8 @@ const OWELA_START: &str = "south | 24 24 | 2 2 2 2 2 2 2 2 2 2 2 2 0 0 0 0 2 2 2
 
 #[test]
 fn version_2_adds_a_global_only_where_it_can_vary() {
-    assert_eq!(ENCODING_VERSION, 2);
-    assert_eq!(ENCODING_VERSIONS, [1, 2]);
+    assert_eq!(ENCODING_VERSION, 3);
+    assert_eq!(ENCODING_VERSIONS, [1, 2, 3]);
     // (rules, globals in version 2): scores, then bonus, mover began, plies left where kept.
     for (rules, globals) in [
         ("oware", 3),
@@ -44,24 +55,23 @@ fn version_2_adds_a_global_only_where_it_can_vary() {
         ("owela", 3),
     ] {
         let g = game(rules);
-        let v2 = layout(&g);
+        let v2 = v2(&g);
         assert_eq!((v2.version, v2.globals), (2, globals), "{rules}");
-        assert_eq!(layout_for(&g, 2).unwrap(), v2, "{rules}");
         let v1 = layout_for(&g, 1).unwrap();
         assert_eq!((v1.version, v1.globals, v1.pits, v1.pit_channels), (1, 2, v2.pits, v2.pit_channels), "{rules}");
         assert_eq!(v1.inputs() + globals - 2, v2.inputs(), "{rules}");
     }
-    let ouril = layout(&game("ouril"));
+    let ouril = v2(&game("ouril"));
     assert!(ouril.state.bonus_move && !ouril.state.mover_began && ouril.state.plies_left);
-    let ba_awa = layout(&game("ba-awa"));
+    let ba_awa = v2(&game("ba-awa"));
     assert!(!ba_awa.state.bonus_move && ba_awa.state.mover_began && ba_awa.state.plies_left);
 }
 
 #[test]
 fn an_unknown_version_is_refused_with_the_versions_read() {
-    let e = layout_for(&game("oware"), 3).unwrap_err();
-    assert_eq!(e.version, 3);
-    assert_eq!(e.to_string(), "input encoding version 3 is not one this build reads (1, 2)");
+    let e = layout_for(&game("oware"), 4).unwrap_err();
+    assert_eq!(e.version, 4);
+    assert_eq!(e.to_string(), "input encoding version 4 is not one this build reads (1, 2, 3)");
     assert!(layout_for(&game("kalah"), 0).is_err());
 }
 
@@ -73,7 +83,7 @@ fn ouril_bonus_move_is_an_input() {
     assert_eq!(state("ouril", bonus), [0.0, 1.0]);
     // Reached by play: E makes a grand slam, South moves again, then not after F.
     let g = game("ouril");
-    let lay = layout(&g);
+    let lay = v2(&g);
     let start = g.from_setup(&"south | 19 23 | 0 0 2 0 2 0 2 0 0 0 0 0 | ongoing".parse().unwrap()).unwrap();
     let mut line = Line::from_position(g.clone(), start);
     let bonus_input = |line: &Line<AnyGame>| {
@@ -98,7 +108,7 @@ fn ba_awa_mover_began_flips_with_the_mover() {
     assert_eq!(state("ba-awa", &format!("{BA_AWA_START} | starter=north")), [0.0, 1.0]);
     // Along a game the flag alternates: the starter never changes, the mover does.
     let g = game("ba-awa");
-    let lay = layout(&g);
+    let lay = v2(&g);
     let mut line = Line::new(g.clone());
     for ply in 0..6 {
         let mut out = vec![0.0; lay.inputs()];
@@ -139,7 +149,7 @@ fn version_1_is_version_2_without_the_state() {
     ] {
         let g = game(rules);
         let v1 = features_with(&g, &layout_for(&g, 1).unwrap(), line);
-        let v2 = features_with(&g, &layout(&g), line);
+        let v2 = features_with(&g, &v2(&g), line);
         assert_eq!(v1[..], v2[..v1.len()], "{rules}");
     }
 }

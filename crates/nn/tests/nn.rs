@@ -9,7 +9,7 @@ use mancala_nn::cpu::CpuMlp;
 use mancala_nn::file::{FORMAT_VERSION, model_bytes};
 use mancala_nn::{
     Architecture, Batch, ENCODING_VERSION, Learner, ModelMeta, NetConfig, NeuralEvaluator, NnError, OptimConfig,
-    encode, encode_batch, layout, load_model, save_model,
+    encode, encode_batch, layout, layout_for, load_model, save_model,
 };
 use mancala_rules::{AnyGame, Game, Line, Setup, parse_rules};
 use rand::rngs::SmallRng;
@@ -215,9 +215,9 @@ fn every_bad_model_file_has_its_error() {
     let mut old = meta.clone();
     old.encoding_version = ENCODING_VERSION + 1;
     let e = load(&write("encoding.mzm", &model_bytes(&old, &net).unwrap())).unwrap_err();
-    assert!(matches!(e, NnError::EncodingVersion { found: 3, .. }), "{e}");
+    assert!(matches!(e, NnError::EncodingVersion { found, .. } if found == ENCODING_VERSION + 1), "{e}");
     // The message names the file and the versions this build reads.
-    assert!(e.to_string().contains("encoding.mzm") && e.to_string().contains("reads versions 1, 2"), "{e}");
+    assert!(e.to_string().contains("encoding.mzm") && e.to_string().contains("reads versions 1, 2, 3"), "{e}");
 
     let other = parse_rules("kalah:6,6").unwrap();
     let mut wrong_game = meta.clone();
@@ -243,7 +243,9 @@ fn features(rules: &str, line: &str) -> Vec<f32> {
     let game = parse_rules(rules).unwrap();
     let setup: Setup = line.parse().unwrap();
     let pos = game.from_setup(&setup).unwrap();
-    let lay = layout(&game);
+    // Version 2: the seeds and the globals; version 3's sowing channels, which sit between
+    // them, are tested from both sides in `encoding_sowing.rs`.
+    let lay = layout_for(&game, 2).unwrap();
     let mut out = vec![-1.0; lay.inputs()];
     encode(&game, &lay, &pos, &mut out);
     out

@@ -136,7 +136,7 @@ fn evaluate(game: &AnyGame, ev: &mut NeuralEvaluator<AnyGame>, lines: &[String])
 
 #[test]
 fn shipped_models_evaluate_as_before_version_2() {
-    assert_eq!(ENCODING_VERSION, 2, "new models are version 2; the old ones stay version 1");
+    assert_eq!(ENCODING_VERSION, 3, "new models are version 3; the old ones stay version 1");
     for preset in ["oware", "kalah"] {
         let (game, mut ev) = evaluator(preset);
         let cases: Vec<_> = RECORDED.iter().filter(|(p, ..)| *p == preset).collect();
@@ -165,9 +165,43 @@ fn version_1_does_not_see_the_ply_count() {
 }
 
 #[test]
-#[should_panic(expected = "the network takes 14 inputs, input encoding version 2 has 15")]
-fn a_version_1_model_with_the_version_2_layout_is_refused() {
+#[should_panic(expected = "the network takes 14 inputs, input encoding version 3 has 27")]
+fn a_version_1_model_with_the_version_3_layout_is_refused() {
     let game = parse_rules("oware").unwrap();
     let (_, net) = load_model(&shipped("oware"), None, None, &Device::flex()).unwrap();
     let _ = NeuralEvaluator::new(&game, net, Device::flex());
 }
+
+/// The Oware model shipped with input encoding version 2 (before the sowing channels).
+fn version_2_model() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/oware-v2.mzm")
+}
+
+#[test]
+fn a_version_2_model_still_plays_with_its_own_layout() {
+    let game = parse_rules("oware").unwrap();
+    let (meta, net) = load_model(&version_2_model(), Some(&game.rules_string()), None, &Device::flex()).unwrap();
+    assert_eq!(meta.encoding_version, 2);
+    let layout = layout_for(&game, 2).unwrap();
+    assert_eq!((layout.pit_channels, layout.inputs()), (1, 15));
+    let mut ev = NeuralEvaluator::with_layout(&game, layout, net, Device::flex());
+    let lines = [OWARE_LINE.to_string(), format!("{OWARE_LINE} | plies=990")];
+    let (policy, value) = evaluate(&game, &mut ev, &lines);
+    for i in 0..2 {
+        let p = &policy[i * 6..(i + 1) * 6];
+        assert!((p.iter().sum::<f32>() - 1.0).abs() < 1e-4, "{p:?}");
+        assert!(value[i].abs() <= 1.0);
+    }
+    // Version 2 sees the ply count, version 1 did not.
+    assert_ne!(value[0], value[1]);
+}
+
+#[test]
+#[should_panic(expected = "the network takes 15 inputs, input encoding version 3 has 27")]
+fn a_version_2_model_with_the_version_3_layout_is_refused() {
+    let game = parse_rules("oware").unwrap();
+    let (_, net) = load_model(&version_2_model(), None, None, &Device::flex()).unwrap();
+    let _ = NeuralEvaluator::new(&game, net, Device::flex());
+}
+
+const OWARE_LINE: &str = "north | 0 0 | 5 1 0 6 6 6 5 5 5 4 0 5 | ongoing";

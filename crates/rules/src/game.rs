@@ -161,4 +161,19 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
 
     /// A human-readable board over several lines, pit labels included.
     fn display(&self, pos: &Self::Position) -> String;
+
+    /// The position with the other side to move and nothing else changed, as if the side to
+    /// move had passed. No sowing game allows a pass; the input encoding reads from it what
+    /// the opponent threatens (what each of its sowings would capture now). `None` when the
+    /// game is over or the rules refuse the position. An Ouril bonus move belongs to the
+    /// side that made the grand slam, so the passed position has none.
+    fn passed(&self, pos: &Self::Position) -> Option<Self::Position> {
+        if self.status(pos).is_over() {
+            return None;
+        }
+        let mut setup = self.to_setup(pos);
+        setup.side = setup.side.opponent();
+        setup.bonus = false;
+        self.from_setup(&setup).ok()
+    }
 }

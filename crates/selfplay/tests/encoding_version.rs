@@ -23,7 +23,7 @@ fn a_shard_of_another_encoding_version_is_refused_by_name() {
     payload[..4].copy_from_slice(&1u32.to_le_bytes());
     let old = mancala_container::encode(Kind::SHARD, SHARD_VERSION, &payload);
     let e = parse_shard(name, &old, None).unwrap_err();
-    assert!(matches!(e, ShardError::Encoding { found: 1, expected: 2, .. }), "{e}");
+    assert!(matches!(e, ShardError::Encoding { found: 1, expected: ENCODING_VERSION, .. }), "{e}");
     let text = e.to_string();
     assert!(text.contains("shards/w/00000001.shard") && text.contains("encoding version 1"), "{text}");
 }
