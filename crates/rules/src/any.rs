@@ -204,6 +204,16 @@ impl Game for AnyGame {
         with_pos!(self, pos, |g, p| g.parse_move(p, text))
     }
 
+    fn passed(&self, pos: &AnyPosition) -> Option<AnyPosition> {
+        match (self, pos) {
+            (AnyGame::Oware(g), AnyPosition::Oware(p)) => g.passed(p).map(AnyPosition::Oware),
+            (AnyGame::Kalah(g), AnyPosition::Kalah(p)) => g.passed(p).map(AnyPosition::Kalah),
+            (AnyGame::BaAwa(g), AnyPosition::BaAwa(p)) => g.passed(p).map(AnyPosition::BaAwa),
+            (AnyGame::Owela(g), AnyPosition::Owela(p)) => g.passed(p).map(AnyPosition::Owela),
+            _ => panic!("a position of another game was passed to {}", self.rules_string()),
+        }
+    }
+
     fn to_setup(&self, pos: &AnyPosition) -> Setup {
         with_pos!(self, pos, |g, p| g.to_setup(p))
     }

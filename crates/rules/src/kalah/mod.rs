@@ -363,6 +363,17 @@ impl Game for Kalah {
         Ok(pos)
     }
 
+    /// The other side to move, settled as a set-up position is (without the setup's
+    /// allocations: the encoder asks for it at every network leaf).
+    fn passed(&self, pos: &KalahPosition) -> Option<KalahPosition> {
+        if pos.status.is_over() {
+            return None;
+        }
+        let mut next = KalahPosition { side: pos.side.opponent(), legal: 0, ..*pos };
+        self.settle(&mut next);
+        Some(next)
+    }
+
     fn display(&self, pos: &KalahPosition) -> String {
         display::board(self, pos)
     }

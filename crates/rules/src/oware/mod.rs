@@ -820,6 +820,17 @@ impl Game for Oware {
         Ok(pos)
     }
 
+    /// The other side to move, settled as a set-up position is (without the setup's
+    /// allocations: the encoder asks for it at every network leaf).
+    fn passed(&self, pos: &OwarePosition) -> Option<OwarePosition> {
+        if pos.status.is_over() {
+            return None;
+        }
+        let mut next = OwarePosition { side: pos.side.opponent(), bonus: false, legal: 0, ..*pos };
+        self.arrive(&mut next);
+        Some(next)
+    }
+
     fn display(&self, pos: &OwarePosition) -> String {
         let h = self.houses;
         let mut out = String::new();
