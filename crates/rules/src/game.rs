@@ -167,13 +167,20 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
     /// the opponent threatens (what each of its sowings would capture now). `None` when the
     /// game is over or the rules refuse the position. An Ouril bonus move belongs to the
     /// side that made the grand slam, so the passed position has none.
+    /// Games whose positions settle cheaply override it (the encoder asks at every leaf).
     fn passed(&self, pos: &Self::Position) -> Option<Self::Position> {
-        if self.status(pos).is_over() {
-            return None;
-        }
-        let mut setup = self.to_setup(pos);
-        setup.side = setup.side.opponent();
-        setup.bonus = false;
-        self.from_setup(&setup).ok()
+        passed_by_setup(self, pos)
     }
+}
+
+/// [`Game::passed`] through the position line: the other side to move, settled by the rules'
+/// own set-up checks. The default of the trait, and what an override must agree with.
+pub fn passed_by_setup<G: Game>(game: &G, pos: &G::Position) -> Option<G::Position> {
+    if game.status(pos).is_over() {
+        return None;
+    }
+    let mut setup = game.to_setup(pos);
+    setup.side = setup.side.opponent();
+    setup.bonus = false;
+    game.from_setup(&setup).ok()
 }

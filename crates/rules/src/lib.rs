@@ -33,7 +33,7 @@ pub mod setup;
 
 pub use any::{AnyGame, AnyPosition, PRESETS, parse_rules};
 pub use error::{IllegalMove, MoveParseError, RulesError, SetupError};
-pub use game::{Game, Sowing};
+pub use game::{Game, Sowing, passed_by_setup};
 pub use line::{Line, PlayError};
 pub use moves::{Action, MAX_ACTIONS, MoveMask};
 pub use outcome::{Outcome, Status};

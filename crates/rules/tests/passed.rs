@@ -2,20 +2,9 @@
 //! for it at every network leaf); it must be the position the setup route gives, the one
 //! every game's own set-up rules settle.
 
-use mancala_rules::{AnyGame, AnyPosition, Game, parse_rules};
+use mancala_rules::{Game, parse_rules, passed_by_setup};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
-
-/// The other side to move through the position line, as the trait's default does.
-fn through_setup(game: &AnyGame, pos: &AnyPosition) -> Option<AnyPosition> {
-    if game.status(pos).is_over() {
-        return None;
-    }
-    let mut setup = game.to_setup(pos);
-    setup.side = setup.side.opponent();
-    setup.bonus = false;
-    game.from_setup(&setup).ok()
-}
 
 #[test]
 fn passed_is_the_set_up_position_with_the_other_side_to_move() {
@@ -37,7 +26,7 @@ fn passed_is_the_set_up_position_with_the_other_side_to_move() {
             let mut pos = game.start();
             loop {
                 let passed = game.passed(&pos);
-                assert_eq!(passed, through_setup(&game, &pos), "{rules}: {}", game.display(&pos));
+                assert_eq!(passed, passed_by_setup(&game, &pos), "{rules}: {}", game.display(&pos));
                 // Unless passing left the other side without a move, which ends the game there
                 // and hands out the seeds, only the side to move changed.
                 if let Some(p) = passed.filter(|p| !game.status(p).is_over()) {
