@@ -7,7 +7,7 @@
 //! | `greedy` | the largest immediate capture |
 //! | `alphabeta:depth=D` or `alphabeta:ms=M` (`ab`) | alpha-beta, default depth 4 |
 //! | `mcts:sims=N[,cpuct=C]` | MCTS with random rollouts, default 1000 simulations |
-//! | `net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P]` | a trained model with MCTS, default 200 simulations; `tb` answers positions inside an endgame database exactly; `margin` weighs the seed margin in the search's value (0 to 0.5); `cpuct`, `gather` tune the search; `pick` is `value` (default) or `value:S`, the move of the best mean value among those with at least S (one half) of the top visits, or `visits`, the most visited |
+//! | `net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B]` | a trained model with MCTS, default 200 simulations; `tb` answers positions inside an endgame database exactly; `margin` weighs the seed margin in the search's value (0 to 0.5); `cpuct`, `gather` tune the search; `pick` is `value` (default) or `value:S`, the move of the best mean value among those with at least S (one half) of the top visits, or `visits`, the most visited; `reuse=false` searches every move afresh instead of keeping the tree of the moves played since its last search |
 //! | `perfect:db=FILE[,depth=D\|ms=M]` | the database's best moves inside it, alpha-beta (depth 8) outside it |
 //!
 //! A spec is parsed once into an [`AgentSpec`] (syntax and numbers, no files), checked
@@ -42,7 +42,7 @@ pub use spec::{
 
 /// Every spec form, for error messages and help texts.
 pub const ALL_AGENTS: &str = "random, greedy, alphabeta:depth=D, alphabeta:ms=M, mcts:sims=N[,cpuct=C], \
-     net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P], perfect:db=FILE[,depth=D|ms=M]";
+     net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B], perfect:db=FILE[,depth=D|ms=M]";
 
 impl AgentSpec {
     /// Checks that the files the spec names exist and are for `game`, reading them into the
@@ -83,7 +83,7 @@ impl AgentSpec {
                 let config = SearchConfig { simulations: *simulations, c_puct: *c_puct, ..SearchConfig::default() };
                 Box::new(MctsAgent::new(game.clone(), config, seed, name))
             }
-            AgentKind::Net { model, simulations, tablebase, margin_utility, c_puct, gather, pick } => {
+            AgentKind::Net { model, simulations, tablebase, margin_utility, c_puct, gather, pick, reuse } => {
                 // The model's own encoding version: a file of an older one plays too.
                 let own = cached_model(game, model).map_err(file)?.0.margin_utility();
                 let margin_utility = margin_utility.unwrap_or(own);
@@ -97,14 +97,14 @@ impl AgentSpec {
                     ..SearchConfig::default()
                 };
                 match tablebase {
-                    None => Box::new(SearchAgent::new(game.clone(), config, inner, seed, name)),
+                    None => Box::new(SearchAgent::new(game.clone(), config, inner, seed, name).with_reuse(*reuse)),
                     Some(db) => {
                         // Exact values at the leaves inside the database, the network elsewhere.
                         let tb = cached_tablebase(game, db).map_err(file)?;
                         let evaluator = TablebaseEvaluator::new(game, tb, inner)
                             .map_err(|source| file(FileError::Database { path: db.clone(), source }))?
                             .with_margin_utility(margin_utility);
-                        Box::new(SearchAgent::new(game.clone(), config, evaluator, seed, name))
+                        Box::new(SearchAgent::new(game.clone(), config, evaluator, seed, name).with_reuse(*reuse))
                     }
                 }
             }

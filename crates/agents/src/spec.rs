@@ -23,6 +23,8 @@ pub const MCTS_C_PUCT: f32 = 1.5;
 pub const NET_GATHER: usize = 8;
 /// Most leaves a `net` search may gather for one call.
 pub const MAX_NET_GATHER: usize = 256;
+/// Whether `net` keeps its tree from move to move by default (tree reuse).
+pub const NET_REUSE: bool = true;
 /// Default final pick of `net` (see [`FinalPick::IN_PLAY`]).
 pub const NET_PICK: FinalPick = FinalPick::IN_PLAY;
 /// Default depth of `alphabeta`.
@@ -42,7 +44,7 @@ pub enum AgentKind {
     AlphaBeta { limit: Limit },
     /// `mcts:sims=N[,cpuct=C]`: MCTS with random rollouts.
     Mcts { simulations: u32, c_puct: f32 },
-    /// `net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P]`: a trained model guiding
+    /// `net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B]`: a trained model guiding
     /// MCTS, with exact values from an endgame database at the leaves inside it when `tb` is
     /// given, and the seed margin weighted `W` in the value its search maximises (without
     /// `margin`, the weight the model's run searched with, which its file names; 0 for older
@@ -50,7 +52,9 @@ pub enum AgentKind {
     /// virtual loss) for one network call: 1 is the plain serial search, slower per move.
     /// `pick` is the move a finished search plays: `visits` (the most visited), `value` or
     /// `value:S` (the best mean value among the moves with at least S of the top visits, S
-    /// one half for `value`).
+    /// one half for `value`). `reuse` (`true`, the default, or `false`): whether a search
+    /// keeps the subtree of the moves played since the agent's last search, as self-play does,
+    /// adding its simulations to the visits kept there.
     Net {
         model: PathBuf,
         simulations: u32,
@@ -59,6 +63,7 @@ pub enum AgentKind {
         c_puct: f32,
         gather: usize,
         pick: FinalPick,
+        reuse: bool,
     },
     /// `perfect:db=FILE[,depth=D|ms=M]`: the database's best moves inside it, alpha-beta
     /// outside it.
@@ -147,7 +152,7 @@ fn allowed_list(kind: &str) -> &'static str {
     match kind {
         "alphabeta" => "depth, ms",
         "mcts" => "sims, cpuct",
-        "net" => "sims, tb, margin, cpuct, gather, pick",
+        "net" => "sims, tb, margin, cpuct, gather, pick, reuse",
         "perfect" => "db, depth, ms",
         _ => "none",
     }
@@ -184,10 +189,11 @@ impl AgentSpec {
                 let missing = || SpecError::Missing {
                     spec: spec.to_string(),
                     what: "a model file",
-                    form: "net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P]",
+                    form: "net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B]",
                 };
                 let model = pieces.next().filter(|f| !f.contains('=')).ok_or_else(missing)?;
-                let p = Params::split(spec, pieces, "net", &["sims", "tb", "margin", "cpuct", "gather", "pick"])?;
+                let p =
+                    Params::split(spec, pieces, "net", &["sims", "tb", "margin", "cpuct", "gather", "pick", "reuse"])?;
                 const MARGIN: &str = "a number from 0 to 0.5";
                 let margin_utility = p.number("margin", 0.0, 0.0, MARGIN)?;
                 if !mancala_mcts::valid_margin_utility(margin_utility) {
@@ -217,6 +223,19 @@ impl AgentSpec {
                         expected: FinalPick::FORMS,
                     })?,
                 };
+                let reuse = match p.get("reuse") {
+                    None => NET_REUSE,
+                    Some("true") => true,
+                    Some("false") => false,
+                    Some(text) => {
+                        return Err(SpecError::BadNumber {
+                            spec: spec.to_string(),
+                            key: "reuse".into(),
+                            value: text.to_string(),
+                            expected: "true or false",
+                        });
+                    }
+                };
                 AgentKind::Net {
                     model: PathBuf::from(model),
                     simulations: p.number("sims", NET_SIMULATIONS, 1, "a whole number of at least 1")?,
@@ -225,6 +244,7 @@ impl AgentSpec {
                     c_puct: p.number("cpuct", MCTS_C_PUCT, 0.0, "a number of at least 0")?,
                     gather,
                     pick,
+                    reuse,
                 }
             }
             "perfect" => {

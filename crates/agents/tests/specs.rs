@@ -115,6 +115,7 @@ fn specs_parse_into_typed_kinds_with_their_defaults() {
         c_puct: 1.5,
         gather: 8,
         pick: FinalPick::IN_PLAY,
+        reuse: true,
     };
     assert_eq!(parse("net:a.mzm"), net(200, None, None));
     assert_eq!(parse("net:a.mzm,sims=50,tb=k.tb"), net(50, Some("k.tb"), None));
@@ -130,6 +131,7 @@ fn specs_parse_into_typed_kinds_with_their_defaults() {
             c_puct: 2.5,
             gather: 1,
             pick: FinalPick::Value { min_share: 0.5 },
+            reuse: true,
         }
     );
     let picked = |text: &str| match parse(text) {
@@ -139,6 +141,9 @@ fn specs_parse_into_typed_kinds_with_their_defaults() {
     assert_eq!(picked("net:a.mzm,pick=visits"), FinalPick::Visits);
     assert_eq!(picked("net:a.mzm,pick=value"), FinalPick::Value { min_share: 0.5 });
     assert_eq!(picked("net:a.mzm,sims=800,pick=value:0.25"), FinalPick::Value { min_share: 0.25 });
+    let reused = |text: &str| matches!(parse(text), AgentKind::Net { reuse: true, .. });
+    assert!(reused("net:a.mzm,reuse=true"));
+    assert!(!reused("net:a.mzm,sims=800,reuse=false"));
     assert_eq!(parse("perfect:db=k.tb"), AgentKind::Perfect { db: "k.tb".into(), fallback: Limit::Depth(8) });
     assert_eq!(parse("perfect:db=k.tb,depth=3"), AgentKind::Perfect { db: "k.tb".into(), fallback: Limit::Depth(3) });
     let spec: AgentSpec = "net:a.mzm,sims=50".parse().unwrap();
@@ -169,6 +174,10 @@ fn every_bad_spec_is_refused_by_name() {
     refused("mcts:cpuct=-1", |e| matches!(e, SpecError::BadNumber { key, .. } if key == "cpuct"));
     refused("alphabeta:depth=deep", |e| matches!(e, SpecError::BadNumber { key, .. } if key == "depth"));
     refused("net:a.mzm,sims=-1", |e| matches!(e, SpecError::BadNumber { key, .. } if key == "sims"));
+    refused(
+        "net:a.mzm,reuse=maybe",
+        |e| matches!(e, SpecError::BadNumber { key, value, .. } if key == "reuse" && value == "maybe"),
+    );
     refused(
         "net:a.mzm,margin=0.6",
         |e| matches!(e, SpecError::BadNumber { key, value, .. } if key == "margin" && value == "0.6"),

@@ -117,11 +117,24 @@ pub struct SearchAgent<G: Game, E: Evaluator<G>> {
     search: Search<G>,
     evaluator: E,
     name: String,
+    /// Whether a search keeps the subtree of the moves played since the last one.
+    reuse: bool,
+    /// The line (start and moves) the tree's root stands at after the last search.
+    searched: Option<(G::Position, Vec<Action>)>,
 }
 
 impl<G: Game, E: Evaluator<G>> SearchAgent<G, E> {
+    /// A search agent that searches every position afresh.
     pub fn new(game: G, config: SearchConfig, evaluator: E, seed: u64, name: String) -> Self {
-        SearchAgent { search: Search::new(game, config, seed), evaluator, name }
+        SearchAgent { search: Search::new(game, config, seed), evaluator, name, reuse: false, searched: None }
+    }
+
+    /// With `reuse`, a search of a line that continues the last one searched moves the root
+    /// down the moves played since, keeping their subtree (tree reuse, as self-play does), and
+    /// adds its simulations to the visits kept there.
+    pub fn with_reuse(mut self, reuse: bool) -> Self {
+        self.reuse = reuse;
+        self
     }
 
     /// The search after the last `choose` or `analyse`.
@@ -135,9 +148,32 @@ impl<G: Game, E: Evaluator<G>> SearchAgent<G, E> {
 
     /// Searches the current position of `line` without choosing.
     pub fn analyse(&mut self, line: &Line<G>) -> &Search<G> {
-        self.search.set_root_line(line);
+        let moves: Vec<Action> = line.moves().collect();
+        if !self.advanced_to(line, &moves) {
+            self.search.set_root_line(line);
+        }
         self.search.run(&mut self.evaluator);
+        if self.reuse {
+            self.searched = Some((*line.start(), moves));
+        }
         &self.search
+    }
+
+    /// With reuse on, moves the root down the moves `line` played after the last line searched,
+    /// when it continues that line; false (the tree untouched or to be reset) otherwise.
+    fn advanced_to(&mut self, line: &Line<G>, moves: &[Action]) -> bool {
+        let Some((start, before)) = self.searched.take().filter(|_| self.reuse) else {
+            return false;
+        };
+        if start != *line.start() || moves.len() <= before.len() || !moves.starts_with(&before) {
+            return false;
+        }
+        for &action in &moves[before.len()..] {
+            self.search.advance(action);
+        }
+        // The tree replays the rules as the line did; a root elsewhere would be a bug, and a
+        // fresh search is always right.
+        self.search.root_position() == line.position()
     }
 }
 
@@ -151,6 +187,7 @@ impl<G: Game, E: Evaluator<G>> Agent<G> for SearchAgent<G, E> {
     }
     fn new_game(&mut self, seed: u64) {
         self.search.reseed(seed);
+        self.searched = None;
     }
 }
 

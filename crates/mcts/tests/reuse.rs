@@ -168,3 +168,63 @@ fn advance_sets_up_the_new_root() {
         }
     }
 }
+
+/// The agent's tree reuse: a search of a line that continues the last one keeps the visits
+/// under the moves played since and adds its simulations; any other line, a new game, or
+/// reuse off searches afresh, and the root always stands at the line's position.
+#[test]
+fn a_reusing_agent_keeps_the_tree_of_the_moves_played_since() {
+    use mancala_mcts::{Agent, SearchAgent};
+    use mancala_rules::Line;
+    let game = parse_rules("oware").unwrap();
+    let sims = 300;
+    let config = SearchConfig { simulations: sims, ..SearchConfig::default() };
+    let agent = |reuse| {
+        SearchAgent::new(game.clone(), config.clone(), HashEvaluator::default(), 1, "t".into()).with_reuse(reuse)
+    };
+    let root_visits = |a: &SearchAgent<AnyGame, HashEvaluator>| a.search().tree().visits(NodeId::ROOT);
+    let (mut reusing, mut fresh) = (agent(true), agent(false));
+    let mut line = Line::new(game.clone());
+    let (mut kept, mut kept_any) = (0, false);
+    for _ in 0..8 {
+        let ours = reusing.choose(&line);
+        fresh.choose(&line);
+        for a in [&reusing, &fresh] {
+            assert_eq!(a.search().root_position(), line.position());
+            assert_eq!(a.search().simulations_done(), sims);
+        }
+        // Fresh: the budget alone. Reusing: the budget on top of the visits kept.
+        assert!(root_visits(&fresh) <= sims + 1, "{}", root_visits(&fresh));
+        assert!(root_visits(&reusing) + 1 >= sims + kept, "{} after keeping {kept}", root_visits(&reusing));
+        // The agent's move, then the reply its own tree visited most.
+        let t = reusing.search().tree();
+        let child = t.children(NodeId::ROOT).find(|&c| t.action(c) == ours).unwrap();
+        let Some((visits, reply)) = t.children(child).map(|c| (t.visits(c), t.action(c))).max() else { break };
+        line.play(ours).unwrap();
+        line.play(reply).unwrap();
+        if line.status().is_over() {
+            break;
+        }
+        kept = visits;
+        kept_any |= kept > 1;
+    }
+    assert!(kept_any, "no reply was visited twice");
+
+    // A line that does not continue the last one searched (moves taken back past it) starts
+    // afresh, and so does a new game.
+    for _ in 0..3 {
+        line.undo();
+    }
+    reusing.analyse(&line);
+    assert_eq!(reusing.search().root_position(), line.position());
+    assert!(root_visits(&reusing) <= sims + 1);
+    let mut other = Line::new(game.clone());
+    reusing.choose(&other);
+    for _ in 0..2 {
+        let first = other.legal_moves().iter().next().unwrap();
+        other.play(first).unwrap();
+    }
+    reusing.new_game(2);
+    reusing.analyse(&other);
+    assert!(root_visits(&reusing) <= sims + 1);
+}
