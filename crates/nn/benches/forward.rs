@@ -1,6 +1,8 @@
 //! Network speed on the flex CPU backend: the default network's forward pass (input tensor,
 //! forward, outputs read back) at batch 1, 32 and 256 on Oware positions, the plain-Rust CPU
-//! kernel's forward pass at the same batches, and one training step at batch 256. Runs in a
+//! kernel's forward pass at the same batches, one training step at batch 256, and the
+//! encoder itself on positions of random games (versions 2 and 3, to price the sowing
+//! channels against the forward pass they feed). Runs in a
 //! one-thread rayon pool (burn-flex sizes its parallel work by the calling thread's pool), so
 //! the figures are per core.
 
@@ -10,8 +12,49 @@ use std::time::Duration;
 use burn::prelude::*;
 use criterion::{Criterion, Throughput, criterion_group};
 use mancala_nn::cpu::CpuMlp;
-use mancala_nn::{Batch, Learner, NetConfig, OptimConfig, encode, layout};
-use mancala_rules::{Game, parse_rules};
+use mancala_nn::{Batch, Learner, NetConfig, OptimConfig, encode, layout, layout_for};
+use mancala_rules::{AnyGame, Game, parse_rules};
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+
+/// Positions along random games of `game`, `n` of them.
+fn random_positions(game: &AnyGame, n: usize) -> Vec<<AnyGame as Game>::Position> {
+    let mut rng = SmallRng::seed_from_u64(5);
+    let mut out = Vec::with_capacity(n);
+    let mut pos = game.start();
+    while out.len() < n {
+        if game.status(&pos).is_over() {
+            pos = game.start();
+            continue;
+        }
+        out.push(pos);
+        let moves: Vec<u8> = game.legal_moves(&pos).iter().collect();
+        game.play_unchecked(&mut pos, moves[rng.random_range(0..moves.len())]);
+    }
+    out
+}
+
+fn encoder(c: &mut Criterion) {
+    let mut group = c.benchmark_group("encode");
+    for rules in ["oware", "kalah", "owela"] {
+        let game = parse_rules(rules).expect("a preset");
+        let positions = random_positions(&game, 256);
+        group.throughput(Throughput::Elements(positions.len() as u64));
+        for version in [2, 3] {
+            let lay = layout_for(&game, version).expect("a version this build reads");
+            let mut row = vec![0.0; lay.inputs()];
+            group.bench_function(format!("{rules}_v{version}"), |b| {
+                b.iter(|| {
+                    for pos in &positions {
+                        encode(&game, &lay, pos, &mut row);
+                    }
+                    black_box(row[0])
+                })
+            });
+        }
+    }
+    group.finish();
+}
 
 fn network(c: &mut Criterion) {
     let game = parse_rules("oware").expect("a preset");
@@ -78,7 +121,7 @@ fn network(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(3));
-    targets = network
+    targets = network, encoder
 }
 /// `criterion_main!` with the benchmarks run inside a one-thread pool: burn-flex sizes its
 /// parallel work by the pool of the calling thread, and inside the pool every operation runs
