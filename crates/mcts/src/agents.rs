@@ -148,21 +148,20 @@ impl<G: Game, E: Evaluator<G>> SearchAgent<G, E> {
 
     /// Searches the current position of `line` without choosing.
     pub fn analyse(&mut self, line: &Line<G>) -> &Search<G> {
-        let moves: Vec<Action> = line.moves().collect();
-        if !self.advanced_to(line, &moves) {
+        // Only a reusing agent needs the line's moves (to find the ones played since).
+        let moves: Option<Vec<Action>> = self.reuse.then(|| line.moves().collect());
+        if !moves.as_deref().is_some_and(|moves| self.advanced_to(line, moves)) {
             self.search.set_root_line(line);
         }
         self.search.run(&mut self.evaluator);
-        if self.reuse {
-            self.searched = Some((*line.start(), moves));
-        }
+        self.searched = moves.map(|moves| (*line.start(), moves));
         &self.search
     }
 
-    /// With reuse on, moves the root down the moves `line` played after the last line searched,
-    /// when it continues that line; false (the tree untouched or to be reset) otherwise.
+    /// Moves the root down the moves `line` played after the last line searched, when it
+    /// continues that line; false (the tree untouched or to be reset) otherwise.
     fn advanced_to(&mut self, line: &Line<G>, moves: &[Action]) -> bool {
-        let Some((start, before)) = self.searched.take().filter(|_| self.reuse) else {
+        let Some((start, before)) = self.searched.take() else {
             return false;
         };
         if start != *line.start() || moves.len() <= before.len() || !moves.starts_with(&before) {
