@@ -130,6 +130,17 @@ fn accuracy_splits_its_figures_by_seeds_and_by_margin() {
             .map(|l| count(l))
             .sum();
     assert_eq!((by_seeds, by_margin), (80, 80), "{stdout}");
+    // Each split's columns: a share that keeps the result is at least the best-move share.
+    let columns = |label: &str| -> Vec<f64> {
+        let line = stdout.lines().find(|l| l.starts_with(label)).unwrap();
+        line[label.len()..].split_whitespace().skip(1).map(|c| c.trim_end_matches('%').parse().unwrap()).collect()
+    };
+    for label in ["1-2 seeds on the board", "decided by 3-6 seeds"] {
+        let c = columns(label);
+        assert_eq!(c.len(), 4, "{label}: {stdout}");
+        assert!(c[2] >= c[1] && c[3] >= 0.0, "{label}: {c:?}");
+    }
+    assert!(stdout.contains("result kept (a move of perfect play's result, any margin): "), "{stdout}");
     // A bad margin weight is refused by name.
     let out = mz(&["tablebase", "accuracy", "--db", db.to_str().unwrap(), "--margin-utility", "0.9"]);
     assert!(!out.status.success());

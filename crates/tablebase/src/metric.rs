@@ -20,6 +20,12 @@ pub struct EndgameAccuracy {
     pub value_sign: f64,
     /// Share whose chosen move is one of the best moves.
     pub best_move: f64,
+    /// Share whose chosen move keeps perfect play's result (win, draw or loss), whatever
+    /// margin it gives away: `best_move` below this is a margin missed, not a result.
+    pub result_kept: f64,
+    /// Mean seeds of final margin the chosen moves give away against the best move (0 for
+    /// a best move).
+    pub seeds_given: f64,
 }
 
 /// `count` ongoing positions inside the database, the same for the same seed: a seed count
@@ -63,6 +69,10 @@ pub struct EndgameJudgement {
     pub value_right: bool,
     /// The player's move was one of the best moves.
     pub move_right: bool,
+    /// The player's move keeps perfect play's result (it may give away margin).
+    pub result_kept: bool,
+    /// Seeds of final margin the player's move gives away against the best move.
+    pub seeds_given: i32,
 }
 
 impl EndgameAccuracy {
@@ -74,6 +84,12 @@ impl EndgameAccuracy {
             positions: n,
             value_sign: share(judgements.iter().filter(|j| j.value_right).count()),
             best_move: share(judgements.iter().filter(|j| j.move_right).count()),
+            result_kept: share(judgements.iter().filter(|j| j.result_kept).count()),
+            seeds_given: if n == 0 {
+                0.0
+            } else {
+                judgements.iter().map(|j| f64::from(j.seeds_given)).sum::<f64>() / n as f64
+            },
         }
     }
 }
@@ -118,6 +134,8 @@ pub fn endgame_judgements<G: Game>(
             final_margin: probe.final_margin,
             value_right: predicted == probe.final_margin.signum(),
             move_right: probe.best.contains(action),
+            result_kept: probe.move_margin(action).signum() == probe.final_margin.signum(),
+            seeds_given: probe.final_margin - probe.move_margin(action),
         });
     }
     out

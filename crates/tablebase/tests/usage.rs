@@ -136,6 +136,7 @@ fn the_metric_scores_a_perfect_and_a_clueless_player() {
         (probe.result(), probe.best.iter().next().unwrap())
     });
     assert_eq!((perfect.positions, perfect.value_sign, perfect.best_move), (200, 1.0, 1.0));
+    assert_eq!((perfect.result_kept, perfect.seeds_given), (1.0, 0.0));
     // Always "draw", always the worst move.
     let draws = positions.iter().filter(|p| tb.probe(&game, p).unwrap().final_margin == 0).count();
     let all_best = positions
@@ -153,6 +154,19 @@ fn the_metric_scores_a_perfect_and_a_clueless_player() {
     assert_eq!(clueless.value_sign, draws as f64 / 200.0);
     assert_eq!(clueless.best_move, all_best as f64 / 200.0);
     assert!(clueless.best_move < 1.0);
+    // The worst move gives away, on average, the gap between the best and the worst move's
+    // margin, and keeps the result only where even it reaches the best result.
+    let (mut given, mut kept) = (0i32, 0usize);
+    for pos in &positions {
+        let probe = tb.probe(&game, pos).unwrap();
+        let worst = probe.legal.iter().map(|a| probe.move_margin(a)).min().unwrap();
+        given += probe.final_margin - worst;
+        kept += usize::from(worst.signum() == probe.final_margin.signum());
+    }
+    assert!(given > 0);
+    assert_eq!(clueless.seeds_given, f64::from(given) / 200.0);
+    assert_eq!(clueless.result_kept, kept as f64 / 200.0);
+    assert!(clueless.result_kept >= clueless.best_move && clueless.result_kept < 1.0, "{clueless:?}");
     // Knowing results but not margins lies between: every position where all moves are best
     // counts whole, the rest in part.
     let result_only = mancala_tablebase::result_only_best_move(&game, &tb, &positions);
@@ -187,6 +201,9 @@ fn judgements_carry_each_position_and_sum_to_the_metric() {
         assert_eq!(j.value_right, probe.final_margin > 0);
         let worst_is_best = probe.best == probe.legal;
         assert_eq!(j.move_right, j.seeds % 2 == 1 || worst_is_best);
+        assert_eq!(j.seeds_given == 0, j.move_right, "a move gives nothing away exactly when it is best");
+        assert!(j.seeds_given >= 0);
+        assert!(j.result_kept || !j.move_right);
     }
     let whole = endgame_accuracy(&game, &tb, &positions, player);
     assert_eq!(EndgameAccuracy::of(&judged), whole);

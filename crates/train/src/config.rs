@@ -361,7 +361,8 @@ pub struct EvaluationSection {
     pub threads: usize,
     /// An endgame database (`mancala-zero tablebase build`); empty: none. On a fixed sample of
     /// its positions the network's value sign and the search's move are checked every
-    /// evaluation (`endgame/value_sign`, `endgame/best_move`).
+    /// evaluation (`endgame/value_sign`, `endgame/best_move`, `endgame/result_kept`,
+    /// `endgame/seeds_given`).
     pub tablebase: String,
     /// Positions of the database in that fixed sample.
     pub tablebase_positions: usize,

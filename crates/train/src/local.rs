@@ -254,8 +254,15 @@ pub fn summarise(run: &Run) -> Result<Summary, TrainError> {
             r.scalars.get("endgame/best_move"),
             r.scalars.get("endgame/positions"),
         ) {
-            endgame =
-                Some(mancala_tablebase::EndgameAccuracy { positions: *p as usize, value_sign: *v, best_move: *b });
+            // Records of runs before these two figures read 0 for them.
+            let figure = |key: &str| r.scalars.get(key).copied().unwrap_or(0.0);
+            endgame = Some(mancala_tablebase::EndgameAccuracy {
+                positions: *p as usize,
+                value_sign: *v,
+                best_move: *b,
+                result_kept: figure("endgame/result_kept"),
+                seeds_given: figure("endgame/seeds_given"),
+            });
         }
         elo = r.elo;
     }

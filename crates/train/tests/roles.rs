@@ -332,4 +332,8 @@ fn the_evaluator_judges_endgames_with_the_play_time_pick() {
     let endgames = evaluator::Endgames { tablebase, sample };
     let (record, _) = evaluator::evaluate(&run, &best, Some(&endgames), &device).unwrap();
     assert_eq!(record.scalars["endgame/best_move"], in_play);
+    // A best move keeps the result and gives nothing away, so these bound it.
+    assert!(record.scalars["endgame/result_kept"] >= in_play, "{:?}", record.scalars);
+    assert!(record.scalars["endgame/seeds_given"] >= 0.0, "{:?}", record.scalars);
+    assert_eq!(record.scalars["endgame/seeds_given"] == 0.0, in_play == 1.0, "{:?}", record.scalars);
 }

@@ -136,6 +136,11 @@ fn accuracy(args: AccuracyArgs) -> anyhow::Result<()> {
     println!("value sign right: {:.1}%", acc.value_sign * 100.0);
     println!("best move ({} simulations, pick {final_pick}): {:.1}%", args.simulations, acc.best_move * 100.0);
     println!(
+        "result kept (a move of perfect play's result, any margin): {:.1}%; seeds given away a move: {:.2}",
+        acc.result_kept * 100.0,
+        acc.seeds_given
+    );
+    println!(
         "for comparison, knowing every move's result but not its margin: {:.1}%",
         mancala_tablebase::result_only_best_move(&game, &tb, &sample) * 100.0
     );
@@ -151,10 +156,20 @@ fn print_breakdown(judged: &[EndgameJudgement], max_seeds: usize) {
     let third = (max_seeds / 3).max(1);
     let seed_ranges = [(1, third), (third + 1, 2 * third), (2 * third + 1, max_seeds)];
     let margin_ranges = [(0, 0), (1, 2), (3, 6), (7, i32::MAX)];
-    println!("{:<28} {:>9} {:>11} {:>10}", "", "positions", "value sign", "best move");
+    println!(
+        "{:<28} {:>9} {:>11} {:>10} {:>12} {:>12}",
+        "", "positions", "value sign", "best move", "result kept", "seeds given"
+    );
     let row = |label: String, part: Vec<EndgameJudgement>| {
         let a = EndgameAccuracy::of(&part);
-        println!("{label:<28} {:>9} {:>10.1}% {:>9.1}%", a.positions, a.value_sign * 100.0, a.best_move * 100.0);
+        println!(
+            "{label:<28} {:>9} {:>10.1}% {:>9.1}% {:>11.1}% {:>12.2}",
+            a.positions,
+            a.value_sign * 100.0,
+            a.best_move * 100.0,
+            a.result_kept * 100.0,
+            a.seeds_given
+        );
     };
     for (lo, hi) in seed_ranges.into_iter().filter(|(lo, hi)| lo <= hi) {
         let part = judged.iter().filter(|j| (lo..=hi).contains(&usize::from(j.seeds))).copied().collect();

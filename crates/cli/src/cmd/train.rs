@@ -127,10 +127,11 @@ fn report(summary: &mancala_train::Summary, url: &str) {
     }
     if let Some(a) = &summary.endgame {
         println!(
-            "endgame accuracy on {} database positions: value sign {:.1}%, best move {:.1}%",
+            "endgame accuracy on {} database positions: value sign {:.1}%, best move {:.1}%, result kept {:.1}%",
             a.positions,
             a.value_sign * 100.0,
-            a.best_move * 100.0
+            a.best_move * 100.0,
+            a.result_kept * 100.0
         );
     }
 }

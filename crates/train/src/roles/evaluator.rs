@@ -149,6 +149,8 @@ pub fn evaluate(
         });
         scalars.insert("endgame/value_sign".into(), acc.value_sign);
         scalars.insert("endgame/best_move".into(), acc.best_move);
+        scalars.insert("endgame/result_kept".into(), acc.result_kept);
+        scalars.insert("endgame/seeds_given".into(), acc.seeds_given);
         scalars.insert("endgame/positions".into(), acc.positions as f64);
     }
     let record = EvalRecord { generation: best.generation, elo, scalars, published: layout::now() };
