@@ -6,7 +6,7 @@
 
 use mancala_encoding::{Layout, encode};
 use mancala_rules::Game;
-use mancala_tablebase::{Probe, Tablebase, sample_positions};
+use mancala_tablebase::{Probe, SeedDraw, Tablebase, sample_positions_drawn};
 
 use crate::record::Row;
 
@@ -18,12 +18,20 @@ pub(crate) fn best_moves_policy<G: Game>(game: &G, probe: &Probe) -> Vec<f32> {
 }
 
 /// `count` training rows of ongoing positions inside `tablebase`, drawn as the endgame
-/// accuracy metric draws them ([`sample_positions`]: a seed count, then a board uniform
-/// among those), the same for the same `seed`, each with its exact targets: the result of
-/// perfect play as value, the final margin over the game's total seeds as margin, the best
-/// moves as policy. `tablebase` must be for `game`.
-pub fn database_rows<G: Game>(game: &G, lay: &Layout, tablebase: &Tablebase, count: usize, seed: u64) -> Vec<Row> {
-    sample_positions(game, tablebase, count, seed)
+/// accuracy metric draws them ([`mancala_tablebase::sample_positions`]: a seed count, then a
+/// board uniform among those) with the seed count chosen by `draw`, the same for the same
+/// `seed`, each with its exact targets: the result of perfect play as value, the final
+/// margin over the game's total seeds as margin, the best moves as policy. `tablebase` must
+/// be for `game`.
+pub fn database_rows<G: Game>(
+    game: &G,
+    lay: &Layout,
+    tablebase: &Tablebase,
+    count: usize,
+    seed: u64,
+    draw: SeedDraw,
+) -> Vec<Row> {
+    sample_positions_drawn(game, tablebase, count, seed, draw)
         .iter()
         .filter_map(|pos| {
             let probe = tablebase.probe(game, pos)?;

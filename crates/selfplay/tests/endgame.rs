@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicBool;
 use mancala_mcts::{SearchConfig, UniformEvaluator};
 use mancala_rules::{AnyGame, Game, Line, parse_rules};
 use mancala_selfplay::{SelfPlayConfig, SelfPlayOutput, play_games};
-use mancala_tablebase::Tablebase;
+use mancala_tablebase::{SeedDraw, Tablebase};
 
 fn config() -> SelfPlayConfig {
     SelfPlayConfig {
@@ -91,9 +91,13 @@ fn the_feed_draws_database_positions_with_exact_targets() {
         let game = parse_rules(rules).unwrap();
         let (tb, _) = Tablebase::build(&game, seeds, &|_| {}).unwrap();
         let lay = mancala_encoding::layout(&game);
-        let rows = mancala_selfplay::database_rows(&game, &lay, &tb, 300, 9);
+        let rows = mancala_selfplay::database_rows(&game, &lay, &tb, 300, 9, SeedDraw::Uniform);
         assert_eq!(rows.len(), 300, "{rules}");
-        assert_eq!(rows, mancala_selfplay::database_rows(&game, &lay, &tb, 300, 9), "{rules}: same seed, same rows");
+        assert_eq!(
+            rows,
+            mancala_selfplay::database_rows(&game, &lay, &tb, 300, 9, SeedDraw::Uniform),
+            "{rules}: same seed, same rows"
+        );
         // The rows are those of the metric's sample, in order, each with the database's
         // answer as its targets.
         let positions = mancala_tablebase::sample_positions(&game, &tb, 300, 9);
@@ -116,5 +120,47 @@ fn the_feed_draws_database_positions_with_exact_targets() {
         }
         // Not one kind of position only: wins and losses or draws both appear.
         assert!(wins > 30 && wins < 270, "{rules}: {wins} wins of 300");
+    }
+}
+
+#[test]
+fn the_feed_drawn_by_seeds_leans_to_full_boards() {
+    let game = parse_rules("oware:4,3").unwrap();
+    let (tb, _) = Tablebase::build(&game, 10, &|_| {}).unwrap();
+    let seeds = |draw: SeedDraw| -> Vec<usize> {
+        mancala_tablebase::sample_positions_drawn(&game, &tb, 2000, 5, draw)
+            .iter()
+            .map(|pos| game.pits(pos).iter().map(|&s| usize::from(s)).sum())
+            .collect()
+    };
+    // Uniform is the metric's own sample.
+    assert_eq!(
+        mancala_tablebase::sample_positions_drawn(&game, &tb, 300, 9, SeedDraw::Uniform),
+        mancala_tablebase::sample_positions(&game, &tb, 300, 9)
+    );
+    let (uniform, by_seeds) = (seeds(SeedDraw::Uniform), seeds(SeedDraw::BySeeds));
+    let share = |drawn: &[usize], k: usize| drawn.iter().filter(|&&s| s == k).count() as f64 / drawn.len() as f64;
+    // The sample keeps only ongoing positions, and a random split of many captured seeds
+    // often ends the game, so even the uniform draw leans to fuller boards. Drawing by seeds
+    // weighs each count by itself on top: against the uniform sample a count's share grows by
+    // k over the uniform sample's mean count (2000 draws each; within a fifth).
+    let mean = uniform.iter().sum::<usize>() as f64 / uniform.len() as f64;
+    for k in 6..=10 {
+        let (ratio, expected) = (share(&by_seeds, k) / share(&uniform, k), k as f64 / mean);
+        assert!(
+            (ratio / expected - 1.0).abs() < 0.2,
+            "{k} seeds: by seeds {ratio:.2} times the uniform share, expected {expected:.2}"
+        );
+    }
+    let by_seeds_mean = by_seeds.iter().sum::<usize>() as f64 / by_seeds.len() as f64;
+    assert!(by_seeds_mean > mean + 0.5, "mean seeds {by_seeds_mean} by seeds against {mean}");
+    // The rows follow the same draw.
+    let lay = mancala_encoding::layout(&game);
+    let rows = mancala_selfplay::database_rows(&game, &lay, &tb, 50, 5, SeedDraw::BySeeds);
+    let positions = mancala_tablebase::sample_positions_drawn(&game, &tb, 50, 5, SeedDraw::BySeeds);
+    for (row, pos) in rows.iter().zip(&positions) {
+        let mut inputs = vec![0.0; lay.inputs()];
+        mancala_encoding::encode(&game, &lay, pos, &mut inputs);
+        assert_eq!(row.inputs, inputs);
     }
 }

@@ -77,7 +77,8 @@ pub use error::TablebaseError;
 pub use evaluator::TablebaseEvaluator;
 pub use index::Indexer;
 pub use metric::{
-    EndgameAccuracy, EndgameJudgement, endgame_accuracy, endgame_judgements, result_only_best_move, sample_positions,
+    EndgameAccuracy, EndgameJudgement, SeedDraw, endgame_accuracy, endgame_judgements, result_only_best_move,
+    sample_positions, sample_positions_drawn,
 };
 
 /// An endgame database: one value a (board, side to move) with at most `max_seeds` seeds on

@@ -28,10 +28,33 @@ pub struct EndgameAccuracy {
     pub seeds_given: f64,
 }
 
+/// How a sample of database positions chooses each position's seed count.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SeedDraw {
+    /// Every seed count from 1 to the database's limit alike (the metric's sample).
+    #[default]
+    Uniform,
+    /// A seed count in proportion to itself: `k` seeds `k` times as often as one, so the
+    /// fuller boards (where sowings lap and a network misses most) take the larger share.
+    BySeeds,
+}
+
 /// `count` ongoing positions inside the database, the same for the same seed: a seed count
 /// from 1 to the database's limit, a board uniform among those, a side, and the captured
 /// seeds split at random among the splits that leave the game ongoing.
 pub fn sample_positions<G: Game>(game: &G, tablebase: &Tablebase, count: usize, seed: u64) -> Vec<G::Position> {
+    sample_positions_drawn(game, tablebase, count, seed, SeedDraw::Uniform)
+}
+
+/// [`sample_positions`] with the seed count chosen by `draw` ([`SeedDraw::Uniform`] gives the
+/// same sample as [`sample_positions`]).
+pub fn sample_positions_drawn<G: Game>(
+    game: &G,
+    tablebase: &Tablebase,
+    count: usize,
+    seed: u64,
+    draw: SeedDraw,
+) -> Vec<G::Position> {
     let mut rng = SmallRng::seed_from_u64(seed);
     let ix = tablebase.indexer();
     let total = game.total_seeds();
@@ -42,7 +65,16 @@ pub fn sample_positions<G: Game>(game: &G, tablebase: &Tablebase, count: usize, 
     let mut attempts = 0usize;
     while out.len() < count && ix.max_seeds() > 0 && attempts < 1000 * count.max(1) {
         attempts += 1;
-        let seeds = rng.random_range(1..=ix.max_seeds());
+        let seeds = match draw {
+            SeedDraw::Uniform => rng.random_range(1..=ix.max_seeds()),
+            SeedDraw::BySeeds => {
+                // The n-th of the 1 + 2 + ... + max tickets belongs to the smallest k whose
+                // triangular number reaches it.
+                let max = ix.max_seeds();
+                let ticket = rng.random_range(1..=max * (max + 1) / 2);
+                (1..=max).find(|k| k * (k + 1) / 2 >= ticket).unwrap_or(max)
+            }
+        };
         ix.unrank(rng.random_range(0..ix.boards(seeds)), seeds, &mut setup.pits);
         setup.side = if rng.random_range(0..2) == 0 { Player::South } else { Player::North };
         let captured = total - seeds as u16;

@@ -88,11 +88,33 @@ pub struct EndgameSection {
     /// result and margin of perfect play as value and margin targets and its best moves as
     /// policy.
     pub feed: f64,
+    /// How the feed chooses a position's seed count: `uniform` (every count alike, as the
+    /// endgame metric samples) or `by-seeds` (a count in proportion to itself, so boards of
+    /// many seeds, where a network misses most, fill more of the feed).
+    pub feed_draw: FeedDraw,
 }
 
 impl Default for EndgameSection {
     fn default() -> Self {
-        EndgameSection { seeds: 0, adjudicate: false, feed: 0.0 }
+        EndgameSection { seeds: 0, adjudicate: false, feed: 0.0, feed_draw: FeedDraw::Uniform }
+    }
+}
+
+/// `endgame.feed_draw` (see [`mancala_tablebase::SeedDraw`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FeedDraw {
+    #[default]
+    Uniform,
+    BySeeds,
+}
+
+impl From<FeedDraw> for mancala_tablebase::SeedDraw {
+    fn from(draw: FeedDraw) -> Self {
+        match draw {
+            FeedDraw::Uniform => mancala_tablebase::SeedDraw::Uniform,
+            FeedDraw::BySeeds => mancala_tablebase::SeedDraw::BySeeds,
+        }
     }
 }
 

@@ -104,6 +104,15 @@ fn a_users_config_is_complete_on_its_own_with_serde_defaults() {
 }
 
 #[test]
+fn the_feed_draw_is_uniform_unless_asked_by_seeds() {
+    use mancala_train::config::FeedDraw;
+    assert_eq!(RunConfig::parse(oware()).unwrap().endgame.feed_draw, FeedDraw::Uniform);
+    let by_seeds = RunConfig::parse(&oware_with("[endgame]\nfeed_draw = \"by-seeds\"")).unwrap();
+    assert_eq!(by_seeds.endgame.feed_draw, FeedDraw::BySeeds);
+    assert_eq!(mancala_tablebase::SeedDraw::from(FeedDraw::BySeeds), mancala_tablebase::SeedDraw::BySeeds);
+}
+
+#[test]
 fn every_bad_value_is_refused_with_its_key_and_what_is_allowed() {
     RunConfig::parse(oware()).unwrap();
     // (override merged over Oware, key the error names, what it says is allowed)
@@ -137,6 +146,7 @@ fn every_bad_value_is_refused_with_its_key_and_what_is_allowed() {
         ("[endgame]\nseeds = 12\nfeed = nan", "endgame.feed", "0 to 0.5"),
         ("[endgame]\nseeds = 0\nfeed = 0.1", "endgame.feed", "while endgame.seeds is 0"),
         ("[endgame]\nadjudicate = 1", "endgame.adjudicate", "bool"),
+        ("[endgame]\nfeed_draw = \"seeds\"", "endgame.feed_draw", "expected uniform or by-seeds"),
         ("[selfplay]\nthreads = 0", "selfplay.threads", "at least 1"),
         ("[selfplay]\ngames_per_shard = -2", "selfplay.games_per_shard", "usize"),
         ("[selfplay]\nsimulations = 0", "selfplay.simulations", "at least 1"),

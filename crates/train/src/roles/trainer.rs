@@ -249,7 +249,8 @@ pub fn train(
         state.learner.set_run_progress(state.run_progress());
         state.window.sample(t.batch_size - fed, t.value_from_search, &mut state.rng, &mut batch);
         if let Some(tb) = &state.feed {
-            for row in database_rows(&run.game, &lay, tb, fed, state.rng.random()) {
+            for row in database_rows(&run.game, &lay, tb, fed, state.rng.random(), run.config.endgame.feed_draw.into())
+            {
                 // The database's rows carry the exact result as their root value too.
                 push_row(&mut batch, &row, t.value_from_search);
             }
