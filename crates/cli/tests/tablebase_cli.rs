@@ -117,11 +117,13 @@ fn accuracy_splits_its_figures_by_seeds_and_by_margin() {
     let (stdout, stderr) = text(&out);
     assert!(out.status.success(), "{stderr}");
     assert!(stdout.contains("positions: 80 with at most 6 seeds on the board"), "{stdout}");
-    // Each split covers every judged position exactly once.
-    let count = |label: &str| -> usize {
+    // A split's row: positions, value sign, best move, result kept, seeds given.
+    let columns = |label: &str| -> Vec<f64> {
         let line = stdout.lines().find(|l| l.starts_with(label)).unwrap_or_else(|| panic!("no {label}: {stdout}"));
-        line[label.len()..].split_whitespace().next().unwrap().parse().unwrap()
+        line[label.len()..].split_whitespace().map(|c| c.trim_end_matches('%').parse().unwrap()).collect()
     };
+    // Each split covers every judged position exactly once.
+    let count = |label: &str| columns(label)[0] as usize;
     let by_seeds: usize =
         ["1-2 seeds on the board", "3-4 seeds on the board", "5-6 seeds on the board"].iter().map(|l| count(l)).sum();
     let by_margin: usize =
@@ -130,15 +132,11 @@ fn accuracy_splits_its_figures_by_seeds_and_by_margin() {
             .map(|l| count(l))
             .sum();
     assert_eq!((by_seeds, by_margin), (80, 80), "{stdout}");
-    // Each split's columns: a share that keeps the result is at least the best-move share.
-    let columns = |label: &str| -> Vec<f64> {
-        let line = stdout.lines().find(|l| l.starts_with(label)).unwrap();
-        line[label.len()..].split_whitespace().skip(1).map(|c| c.trim_end_matches('%').parse().unwrap()).collect()
-    };
+    // A share that keeps the result is at least the best-move share.
     for label in ["1-2 seeds on the board", "decided by 3-6 seeds"] {
         let c = columns(label);
-        assert_eq!(c.len(), 4, "{label}: {stdout}");
-        assert!(c[2] >= c[1] && c[3] >= 0.0, "{label}: {c:?}");
+        assert_eq!(c.len(), 5, "{label}: {stdout}");
+        assert!(c[3] >= c[2] && c[4] >= 0.0, "{label}: {c:?}");
     }
     assert!(stdout.contains("result kept (a move of perfect play's result, any margin): "), "{stdout}");
     // A bad margin weight is refused by name.
