@@ -1,0 +1,197 @@
+//! Fits a network to an endgame database alone, with no self-play: how well can a network of
+//! a given size and shape read a game's endgames, and how fast does it learn them?
+//!
+//! A run's endgame figure (`tablebase accuracy`) mixes two limits: what the network can hold,
+//! and how much of its training went to endgames. Here every batch is database rows, drawn
+//! as the run's feed draws them (`database_rows`, uniform over seed counts), so the figure
+//! this prints is the network's own ceiling at that training budget. It prints, every
+//! `every` steps, the prior's best move (the most likely legal move, no search) and the value
+//! sign on the metric's sample (`sample_positions`, 1000 positions, the CLI's seed).
+//!
+//! ```text
+//! mancala-zero tablebase build --game oware --seeds 15 --out oware-15.tb
+//! cargo run --release -p mancala-train --example endgame_fit -- oware-15.tb \
+//!     width=128 blocks=4 arch=mlp minutes=20 [from=MODEL.mzm] [out=FIT.mzm]
+//! ```
+//!
+//! `from` starts from a model file (its shape, its input encoding) instead of a fresh
+//! network; `out` writes the fitted network as a model file.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use burn::prelude::Device;
+use mancala_mcts::Evaluator;
+use mancala_nn::{
+    Architecture, Batch, Learner, LrSchedule, ModelMeta, NetConfig, NeuralEvaluator, OptimConfig, layout_for,
+    load_model, save_model,
+};
+use mancala_rules::{Game, parse_rules};
+use mancala_selfplay::database_rows;
+use mancala_selfplay::window::push_row;
+use mancala_tablebase::{SeedDraw, Tablebase, endgame_accuracy, sample_positions};
+
+struct Args {
+    db: PathBuf,
+    width: usize,
+    blocks: usize,
+    arch: Architecture,
+    minutes: f64,
+    batch: usize,
+    lr: f64,
+    every: u64,
+    from: Option<PathBuf>,
+    out: Option<PathBuf>,
+}
+
+fn parse_args() -> anyhow::Result<Args> {
+    let mut it = std::env::args().skip(1);
+    let db = it.next().context(
+        "usage: endgame_fit DB [width=N blocks=N arch=mlp|conv minutes=M batch=N lr=X every=N from=FILE out=FILE]",
+    )?;
+    let mut a = Args {
+        db: db.into(),
+        width: 128,
+        blocks: 4,
+        arch: Architecture::Mlp,
+        minutes: 10.0,
+        batch: 256,
+        lr: 0.002,
+        every: 500,
+        from: None,
+        out: None,
+    };
+    for kv in it {
+        let (k, v) = kv.split_once('=').with_context(|| format!("'{kv}': expected key=value"))?;
+        let bad = || format!("{k}={v}: not a valid value");
+        match k {
+            "width" => a.width = v.parse().with_context(bad)?,
+            "blocks" => a.blocks = v.parse().with_context(bad)?,
+            "arch" => {
+                a.arch = match v {
+                    "mlp" => Architecture::Mlp,
+                    "conv" => Architecture::Conv,
+                    _ => bail!("arch={v}: expected mlp or conv"),
+                }
+            }
+            "minutes" => a.minutes = v.parse().with_context(bad)?,
+            "batch" => a.batch = v.parse().with_context(bad)?,
+            "lr" => a.lr = v.parse().with_context(bad)?,
+            "every" => a.every = v.parse::<u64>().with_context(bad)?.max(1),
+            "from" => a.from = Some(v.into()),
+            "out" => a.out = Some(v.into()),
+            _ => bail!("unknown key '{k}'"),
+        }
+    }
+    if a.minutes.is_nan() || a.minutes <= 0.0 {
+        bail!("minutes={}: must be above 0", a.minutes);
+    }
+    Ok(a)
+}
+
+fn main() -> anyhow::Result<()> {
+    let args = parse_args()?;
+    let tb = Tablebase::read(&args.db).with_context(|| format!("reading {}", args.db.display()))?;
+    let game = parse_rules(tb.rules()).with_context(|| format!("{}: rules", args.db.display()))?;
+    let infer = Device::flex();
+    let train = mancala_nn::training_device("flex")?;
+    let (meta, net) = match &args.from {
+        Some(path) => {
+            let (meta, net) = load_model(path, Some(&game.rules_string()), None, &train)
+                .with_context(|| format!("reading {}", path.display()))?;
+            (meta, Some(net))
+        }
+        None => {
+            let lay = mancala_nn::layout(&game);
+            let config = NetConfig::for_layout(&lay, game.action_space())
+                .with_architecture(args.arch)
+                .with_width(args.width)
+                .with_blocks(args.blocks);
+            (ModelMeta::new(game.rules_string(), config, 0), None)
+        }
+    };
+    let lay = layout_for(&game, meta.encoding_version)?;
+    let optim = OptimConfig {
+        learning_rate: args.lr,
+        schedule: LrSchedule::CosineOverRun { min_factor: 0.1 },
+        ..OptimConfig::default()
+    };
+    let mut learner = match net {
+        Some(net) => Learner::from_model(meta.net.clone(), optim, train, net, 0),
+        None => Learner::new(meta.net.clone(), optim, train, 1),
+    };
+    let sample = sample_positions(&game, &tb, 1000, 0xe4d9);
+    let a = game.action_space();
+    let report = |learner: &Learner, minutes: f64, loss: f64| {
+        let mut eval = NeuralEvaluator::with_layout(&game, lay, learner.inference_model(&infer), infer.clone());
+        let (mut policy, mut value) = (vec![0.0; a], [0.0f32]);
+        let acc = endgame_accuracy(&game, &tb, &sample, |pos| {
+            eval.evaluate(&game, std::slice::from_ref(pos), &mut policy, &mut value);
+            let legal = game.legal_moves(pos).0;
+            let best = (0..a)
+                .filter(|&m| legal & (1u64 << m) != 0)
+                .max_by(|&x, &y| policy[x].total_cmp(&policy[y]))
+                .expect("a sampled position has a move");
+            (value[0], best as _)
+        });
+        println!(
+            "step {:>7}  min {:>6.2}  policy loss {:.4}  prior best move {:>5.1}%  value sign {:>5.1}%  result kept {:>5.1}%  seeds given {:.2}",
+            learner.step(),
+            minutes,
+            loss,
+            acc.best_move * 100.0,
+            acc.value_sign * 100.0,
+            acc.result_kept * 100.0,
+            acc.seeds_given
+        );
+    };
+    println!(
+        "{}: {:?} width {} blocks {}, encoding version {}, batch {}, lr {}",
+        game.rules_string(),
+        meta.net.architecture,
+        meta.net.width,
+        meta.net.blocks,
+        meta.encoding_version,
+        args.batch,
+        args.lr
+    );
+    report(&learner, 0.0, f64::NAN);
+    let start = Instant::now();
+    let limit = args.minutes * 60.0;
+    let mut batch = Batch::default();
+    let (mut loss, mut n, mut seed) = (0.0, 0u64, 0u64);
+    loop {
+        let elapsed = start.elapsed().as_secs_f64();
+        if elapsed >= limit {
+            break;
+        }
+        learner.set_run_progress(elapsed / limit);
+        batch = Batch { n: 0, ..std::mem::take(&mut batch) };
+        batch.inputs.clear();
+        batch.legal.clear();
+        batch.policy.clear();
+        batch.wdl.clear();
+        batch.margin.clear();
+        seed += 1;
+        for row in database_rows(&game, &lay, &tb, args.batch, seed, SeedDraw::Uniform) {
+            push_row(&mut batch, &row, 0.0);
+        }
+        let l = learner.train_step(&batch);
+        loss += f64::from(l.policy);
+        n += 1;
+        if learner.step() % args.every == 0 {
+            report(&learner, elapsed / 60.0, loss / n as f64);
+            (loss, n) = (0.0, 0);
+        }
+    }
+    report(&learner, start.elapsed().as_secs_f64() / 60.0, loss / n.max(1) as f64);
+    if let Some(out) = &args.out {
+        let mut meta = ModelMeta::new(game.rules_string(), learner.net_config.clone(), learner.step());
+        meta.encoding_version = lay.version;
+        save_model(out, &meta, &learner.inference_model(&infer))
+            .with_context(|| format!("writing {}", out.display()))?;
+        println!("wrote {}", out.display());
+    }
+    Ok(())
+}
