@@ -92,13 +92,21 @@ pub struct EndgameSection {
     /// endgame metric samples) or `by-seeds` (a count in proportion to itself, so boards of
     /// many seeds, where a network misses most, fill more of the feed).
     pub feed_draw: FeedDraw,
+    /// Training steps the trainer takes on the database alone before its first candidate
+    /// (0: none; needs `feed`, which keeps what they taught): whole batches drawn as the
+    /// feed draws them, published as candidate 1. A network reads the endgame better the
+    /// more of it it has seen, and a run's feed gives it few rows (docs/design.md).
+    pub pretrain_steps: u64,
 }
 
 impl Default for EndgameSection {
     fn default() -> Self {
-        EndgameSection { seeds: 0, adjudicate: false, feed: 0.0, feed_draw: FeedDraw::Uniform }
+        EndgameSection { seeds: 0, adjudicate: false, feed: 0.0, feed_draw: FeedDraw::Uniform, pretrain_steps: 0 }
     }
 }
+
+/// The most steps `endgame.pretrain_steps` takes (about an hour on one core).
+pub const MAX_PRETRAIN_STEPS: u64 = 1_000_000;
 
 /// `endgame.feed_draw` (see [`mancala_tablebase::SeedDraw`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -674,6 +682,17 @@ impl RunConfig {
         }
         if feed > 0.0 && self.endgame.seeds == 0 {
             return Err(bad("endgame.feed", feed, "0 while endgame.seeds is 0: the feed draws from the database"));
+        }
+        let pretrain = self.endgame.pretrain_steps;
+        if pretrain > MAX_PRETRAIN_STEPS {
+            return Err(bad("endgame.pretrain_steps", pretrain, "at most 1000000"));
+        }
+        if pretrain > 0 && feed == 0.0 {
+            return Err(bad(
+                "endgame.pretrain_steps",
+                pretrain,
+                "0 while endgame.feed is 0: the feed keeps what the pretraining taught",
+            ));
         }
         if e.every > 0 {
             if e.references.is_empty() {

@@ -145,6 +145,9 @@ fn every_bad_value_is_refused_with_its_key_and_what_is_allowed() {
         ("[endgame]\nseeds = 12\nfeed = 0.7", "endgame.feed", "0 to 0.5"),
         ("[endgame]\nseeds = 12\nfeed = nan", "endgame.feed", "0 to 0.5"),
         ("[endgame]\nseeds = 0\nfeed = 0.1", "endgame.feed", "while endgame.seeds is 0"),
+        ("[endgame]\nseeds = 12\nfeed = 0.1\npretrain_steps = 1000001", "endgame.pretrain_steps", "at most 1000000"),
+        ("[endgame]\nseeds = 12\nfeed = 0\npretrain_steps = 10", "endgame.pretrain_steps", "while endgame.feed is 0"),
+        ("[endgame]\nseeds = 12\nfeed = 0.1\npretrain_steps = -5", "endgame.pretrain_steps", "u64"),
         ("[endgame]\nadjudicate = 1", "endgame.adjudicate", "bool"),
         ("[endgame]\nfeed_draw = \"seeds\"", "endgame.feed_draw", "expected uniform or by-seeds"),
         ("[selfplay]\nthreads = 0", "selfplay.threads", "at least 1"),
@@ -415,6 +418,54 @@ fn the_endgame_feed_fills_its_share_of_every_batch() {
     state.window.extend(rows);
     let scalars = trainer::train(&run, &mut state, 1, &ctl).unwrap().unwrap();
     assert_eq!(scalars["train/endgame_feed_rows"], 0.0);
+}
+
+/// The share of `sample` where the network's prior (no search) puts most on a best move.
+fn prior_best_move(
+    run: &Run,
+    net: mancala_nn::Net,
+    tb: &mancala_tablebase::Tablebase,
+    sample: &[<mancala_rules::AnyGame as mancala_rules::Game>::Position],
+) -> f64 {
+    use mancala_mcts::Evaluator;
+    use mancala_rules::Game;
+    let game = &run.game;
+    let mut eval = mancala_nn::NeuralEvaluator::new(game, net, Device::flex());
+    let a = game.action_space();
+    let (mut policy, mut value) = (vec![0.0; a], [0.0f32]);
+    mancala_tablebase::endgame_accuracy(game, tb, sample, |pos| {
+        eval.evaluate(game, std::slice::from_ref(pos), &mut policy, &mut value);
+        let legal = game.legal_moves(pos);
+        let best = legal.iter().max_by(|x, y| policy[usize::from(*x)].total_cmp(&policy[usize::from(*y)])).unwrap();
+        (value[0], best)
+    })
+    .best_move
+}
+
+#[test]
+fn pretraining_on_the_database_makes_the_first_candidate_and_teaches_the_endgame() {
+    let over = "[game]\nrules = \"kalah:3,3\"\n[run]\niterations = 1\nmax_minutes = 0\n[endgame]\nseeds = 8\nfeed = 0.25\npretrain_steps = 300\n[training]\nbatch_size = 64\nwarmup_steps = 0\n";
+    let text = merge(RunConfig::shipped("tiny").unwrap(), over).unwrap();
+    let run = Run::create(Store::open("memory://config-pretrain").unwrap(), &text).unwrap();
+    let fresh = run.load_best(&Device::flex()).unwrap();
+    // The trainer pretrains before its first candidate; with one candidate the run's limit,
+    // that is all it does (no self-play has been played: the window is empty).
+    let ctl = Ctl::new(&Quiet);
+    assert!(matches!(trainer::run_trainer(&run, &ctl).unwrap(), trainer::TrainerEnd::Done));
+    let first = run.newest_candidate().unwrap();
+    assert_eq!((first.generation, first.step), (1, 300));
+    assert_eq!(first.scalars["train/pretrain"], 1.0);
+    assert_eq!(first.scalars["train/endgame_feed_rows"], 64.0, "every row of the batch from the database");
+    assert_eq!(first.rows_ingested, 0);
+    let pretrained = run.load_model(1, &first.model, &first.checksum, &Device::flex()).unwrap();
+    let tb = mancala_train::endgame::database(&run.config, &run.game).unwrap().unwrap().tablebase;
+    let sample = mancala_tablebase::sample_positions(&run.game, &tb, 400, 7);
+    let before = prior_best_move(&run, fresh.net, &tb, &sample);
+    let after = prior_best_move(&run, pretrained.net, &tb, &sample);
+    assert!(after > before + 0.1, "the prior's best move went from {before:.3} to {after:.3}");
+    // A restart after the first candidate does not pretrain again.
+    let state = trainer::restore(&run, &ctl).unwrap();
+    assert_eq!(state.generation(), 1);
 }
 
 #[test]

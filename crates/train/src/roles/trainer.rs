@@ -235,10 +235,37 @@ pub fn train(
     if state.window.is_empty() {
         return Err(TrainError::Run("trainer: the replay window is empty; no shard could be read".into()));
     }
-    let start = Instant::now();
-    let mut batch = Batch::default();
     // The feed's share of each batch; the rest comes from the window.
     let fed = if state.feed.is_some() { (t.batch_size as f64 * run.config.endgame.feed).round() as usize } else { 0 };
+    take_steps(run, state, steps, fed, ctl)
+}
+
+/// Takes `endgame.pretrain_steps` steps on the endgame database alone (every row of every
+/// batch drawn from it as the feed draws); `None` when stopped before the end (nothing was
+/// published, so a restart pretrains again).
+///
+/// # Errors
+/// [`TrainError::Run`] for a loss that is not finite.
+pub fn pretrain(run: &Run, state: &mut TrainerState, ctl: &Ctl) -> Result<Option<BTreeMap<String, f64>>, TrainError> {
+    let steps = run.config.endgame.pretrain_steps;
+    if state.feed.is_none() {
+        return Err(TrainError::Run("trainer: endgame.pretrain_steps needs the endgame feed's database".into()));
+    }
+    take_steps(run, state, steps, run.config.training.batch_size, ctl)
+}
+
+/// `steps` training steps with `fed` rows of each batch from the endgame feed and the rest
+/// from the window.
+fn take_steps(
+    run: &Run,
+    state: &mut TrainerState,
+    steps: u64,
+    fed: usize,
+    ctl: &Ctl,
+) -> Result<Option<BTreeMap<String, f64>>, TrainError> {
+    let t = &run.config.training;
+    let start = Instant::now();
+    let mut batch = Batch::default();
     let lay = mancala_nn::layout(&run.game);
     let mut sums = [0.0f64; 6];
     let mut lr = 0.0;
@@ -382,6 +409,23 @@ pub enum TrainerEnd {
 /// A store error a retry cannot mend, an empty window or a non-finite loss.
 pub fn run_trainer(run: &Run, ctl: &Ctl) -> Result<TrainerEnd, TrainError> {
     let mut state = ctl.retry("trainer", || restore(run, ctl))?;
+    if state.generation() == 0 && run.config.endgame.pretrain_steps > 0 {
+        ctl.reporter.line(&format!(
+            "trainer: {} steps on the endgame database before the first candidate",
+            run.config.endgame.pretrain_steps
+        ));
+        let Some(mut scalars) = pretrain(run, &mut state, ctl)? else {
+            return Ok(TrainerEnd::Stopped);
+        };
+        scalars.insert("train/pretrain".into(), 1.0);
+        let c = ctl.retry("trainer", || publish(run, &mut state, scalars.clone()))?;
+        ctl.reporter.line(&format!(
+            "candidate {:>4} | step {:>6} | pretrained on the endgame database | {:.1} min",
+            c.generation,
+            c.step,
+            c.elapsed_seconds / 60.0
+        ));
+    }
     loop {
         if ctl.stopped() {
             return Ok(TrainerEnd::Stopped);
