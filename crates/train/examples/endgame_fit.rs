@@ -167,12 +167,11 @@ fn main() -> anyhow::Result<()> {
             break;
         }
         learner.set_run_progress(elapsed / limit);
-        batch = Batch { n: 0, ..std::mem::take(&mut batch) };
-        batch.inputs.clear();
-        batch.legal.clear();
-        batch.policy.clear();
-        batch.wdl.clear();
-        batch.margin.clear();
+        // Emptied in place, so the vectors keep their capacity from step to step.
+        batch.n = 0;
+        for v in [&mut batch.inputs, &mut batch.legal, &mut batch.policy, &mut batch.wdl, &mut batch.margin] {
+            v.clear();
+        }
         seed += 1;
         for row in database_rows(&game, &lay, &tb, args.batch, seed, SeedDraw::Uniform) {
             push_row(&mut batch, &row, 0.0);
