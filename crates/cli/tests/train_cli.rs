@@ -54,8 +54,9 @@ fn two_iterations_end_to_end() {
     }
     assert!(run.join("shards/local-1/00000001.shard").is_file());
     assert!(files_under(&run, "models") >= 3);
-    // Only the newest candidate's optimiser state is kept: it is the restart point.
-    assert_eq!(files_under(&run, "optim"), 1);
+    // Only the newest candidate's restart point is kept: its optimiser state and, since the
+    // model is the weights' moving average (`training.average_steps`), the weights themselves.
+    assert_eq!(files_under(&run, "optim"), 2);
     assert!(files_under(&run, "tb") >= 1, "no TensorBoard event file");
     let metrics = std::fs::read_to_string(run.join("metrics.jsonl")).unwrap();
     let lines: Vec<serde_json::Value> = metrics.lines().map(|l| serde_json::from_str(l).unwrap()).collect();

@@ -34,4 +34,4 @@ pub use model::{Architecture, Net, NetConfig, NetOutput};
 pub use service::{
     Blocking, InferenceService, ServiceClient, ServiceConfig, ServiceError, ServiceStats, SubmitEvaluator,
 };
-pub use train::{Batch, Learner, Losses, LrSchedule, OptimConfig};
+pub use train::{Batch, Learner, Losses, LrSchedule, OptimConfig, WeightAverage, flat_weights};

@@ -2,6 +2,7 @@
 //! loss, AdamW with weight decay and gradient clipping, and a learning-rate schedule.
 
 use burn::grad_clipping::GradientClippingConfig;
+use burn::module::{ModuleMapper, ModuleVisitor, Param};
 use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer};
 use burn::prelude::*;
 use burn::tensor::Bytes;
@@ -117,6 +118,93 @@ pub struct Learner {
     step: u64,
     /// How far the run is towards its limit, 0 to 1, for [`LrSchedule::CosineOverRun`].
     run_progress: f64,
+    /// The moving average of the weights, when one is kept ([`Learner::keep_average`]).
+    average: Option<WeightAverage>,
+}
+
+/// An exponential moving average of a network's weights over about `steps` optimiser steps
+/// (decay `1 - 1/steps`), as KataGo and Lc0 publish their networks: the optimiser's last step
+/// carries the noise of its last batches, and the average of the recent weights plays better
+/// than any one of them. The values are every float parameter flattened in the module's visit
+/// order, which is fixed by its structure, so the average can be written back into a copy of
+/// the same network.
+#[derive(Clone, Debug)]
+pub struct WeightAverage {
+    steps: u64,
+    values: Vec<f32>,
+}
+
+impl WeightAverage {
+    /// Starts the average at `net`'s weights.
+    pub fn new(steps: u64, net: &Net) -> Self {
+        WeightAverage { steps: steps.max(1), values: flat_weights(net) }
+    }
+
+    /// The decay at the learner's `step`: `1 - 1/steps`, but lower over the first steps of a
+    /// fresh network (`(1 + step) / (10 + step)`), so the average does not hold on to the
+    /// random initial weights for thousands of steps.
+    pub fn decay(&self, step: u64) -> f32 {
+        let long = 1.0 - 1.0 / self.steps as f64;
+        let early = (1.0 + step as f64) / (10.0 + step as f64);
+        long.min(early) as f32
+    }
+
+    /// Moves the average towards `net`'s weights after the learner's `step`.
+    pub fn update(&mut self, net: &Net, step: u64) {
+        let d = self.decay(step);
+        let mut at = 0;
+        net.visit(&mut Flatten(|x: &[f32]| {
+            for (avg, w) in self.values[at..at + x.len()].iter_mut().zip(x) {
+                *avg = d * *avg + (1.0 - d) * w;
+            }
+            at += x.len();
+        }));
+    }
+
+    /// A copy of `net` (same structure) with the averaged weights.
+    pub fn apply(&self, net: Net) -> Net {
+        net.map(&mut Unflatten { values: &self.values, at: 0 })
+    }
+
+    pub fn values(&self) -> &[f32] {
+        &self.values
+    }
+}
+
+/// Every float parameter of `net`, flattened in visit order.
+pub fn flat_weights(net: &Net) -> Vec<f32> {
+    let mut out = Vec::new();
+    net.visit(&mut Flatten(|x: &[f32]| out.extend_from_slice(x)));
+    out
+}
+
+/// Hands each float parameter's values, in visit order, to a closure.
+struct Flatten<F: FnMut(&[f32])>(F);
+
+impl<F: FnMut(&[f32])> ModuleVisitor for Flatten<F> {
+    fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+        let data = param.val().into_data();
+        let values = data.as_slice::<f32>().expect("network parameters are f32");
+        (self.0)(values);
+    }
+}
+
+/// Replaces each float parameter, in visit order, by the next values of a flat vector.
+struct Unflatten<'a> {
+    values: &'a [f32],
+    at: usize,
+}
+
+impl ModuleMapper for Unflatten<'_> {
+    fn map_float<const D: usize>(&mut self, param: Param<Tensor<D>>) -> Param<Tensor<D>> {
+        param.map(|t| {
+            let shape = t.shape();
+            let n = shape.num_elements();
+            let values = self.values[self.at..self.at + n].to_vec();
+            self.at += n;
+            Tensor::from_data(TensorData::new(values, shape), &t.device())
+        })
+    }
 }
 
 impl Learner {
@@ -132,7 +220,28 @@ impl Learner {
         // fork (not to_device) makes the parameters fresh leaves that gradients can reach.
         let model = model.fork(&device).train();
         let optim = Self::make_optim(&optim_config);
-        Learner { net_config, optim_config, model: Some(model), optim, device, step, run_progress: 0.0 }
+        Learner { net_config, optim_config, model: Some(model), optim, device, step, run_progress: 0.0, average: None }
+    }
+
+    /// Keeps a moving average of the weights over about `steps` steps from now on, started at
+    /// `start` (the average a restart point stored) or else at the current weights; 0 keeps
+    /// none. [`Learner::published_model`] then gives the average.
+    pub fn keep_average(&mut self, steps: u64, start: Option<&Net>) {
+        self.average = (steps > 0).then(|| WeightAverage::new(steps, start.unwrap_or(self.model())));
+    }
+
+    pub fn average(&self) -> Option<&WeightAverage> {
+        self.average.as_ref()
+    }
+
+    /// The network to publish, without autodiff, on `device`: the moving average of the
+    /// weights when one is kept, else the weights themselves.
+    pub fn published_model(&self, device: &Device) -> Net {
+        let net = self.inference_model(device);
+        match &self.average {
+            Some(avg) => avg.apply(net),
+            None => net,
+        }
     }
 
     fn make_optim(c: &OptimConfig) -> ModuleOptimizer {
@@ -218,6 +327,9 @@ impl Learner {
         let model = self.model.take().expect("the model is present between steps");
         self.model = Some(self.optim.step(lr, model, grads));
         self.step += 1;
+        if let Some(avg) = &mut self.average {
+            avg.update(self.model.as_ref().expect("just stepped"), self.step);
+        }
         losses
     }
 }

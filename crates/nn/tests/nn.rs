@@ -84,6 +84,50 @@ fn training_overfits_a_small_fixed_dataset() {
 }
 
 #[test]
+fn the_published_model_is_the_moving_average_of_the_weights() {
+    use mancala_nn::flat_weights;
+    let game = parse_rules("kalah").unwrap();
+    let batch = synthetic_batch(&game, 32, 5);
+    let mut learner =
+        Learner::new(tiny_config(&game, Architecture::Mlp), OptimConfig::default(), Device::flex().autodiff(), 3);
+    let plain = Device::flex();
+    // No average kept: the published model is the weights.
+    learner.train_step(&batch);
+    assert_eq!(flat_weights(&learner.published_model(&plain)), flat_weights(learner.model()));
+    // The average by hand, beside the learner's: start at the weights, then after each step
+    // move by the step's decay ((1 + step) / (10 + step) over the first steps, 1 - 1/steps after).
+    learner.keep_average(5, None);
+    let mut expected = flat_weights(learner.model());
+    let mut decays = Vec::new();
+    for _ in 0..40 {
+        learner.train_step(&batch);
+        let d = learner.average().unwrap().decay(learner.step());
+        decays.push(d);
+        for (e, w) in expected.iter_mut().zip(flat_weights(learner.model())) {
+            *e = d * *e + (1.0 - d) * w;
+        }
+    }
+    assert!((decays[0] - 3.0 / 12.0).abs() < 1e-6, "step 2 follows the weights closely: {}", decays[0]);
+    assert!((decays[39] - 0.8).abs() < 1e-6, "from step 35 on, 1 - 1/5: {}", decays[39]);
+    let published = flat_weights(&learner.published_model(&plain));
+    let own = flat_weights(learner.model());
+    assert_eq!(published.len(), expected.len());
+    let off = published.iter().zip(&expected).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
+    assert!(off < 1e-5, "the published weights are the average, off by {off}");
+    let apart = published.iter().zip(&own).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
+    assert!(apart > 1e-3, "and not the weights themselves ({apart})");
+    // It is a network that plays: the average of the weights gives finite outputs.
+    let out = learner
+        .published_model(&plain)
+        .forward(burn::tensor::Tensor::<2>::zeros([1, learner.net_config.inputs()], &plain));
+    assert!(out.wdl.into_data().as_slice::<f32>().unwrap().iter().all(|x| x.is_finite()));
+    // Over one step the average is the weights.
+    learner.keep_average(1, None);
+    learner.train_step(&batch);
+    assert_eq!(flat_weights(&learner.published_model(&plain)), flat_weights(learner.model()));
+}
+
+#[test]
 fn learning_rate_schedule_warms_up_then_decays() {
     use mancala_nn::LrSchedule;
     let c = OptimConfig {

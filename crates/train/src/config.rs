@@ -287,6 +287,10 @@ impl Default for SearchSection {
 /// with the endgame feed it gave +89 Elo; docs/design.md).
 pub const DEFAULT_MARGIN_UTILITY: f32 = 0.1;
 
+/// Most steps `training.average_steps` may average over (a longer average would trail the
+/// learner by most of any run this framework can make).
+pub const MAX_AVERAGE_STEPS: u64 = 1_000_000;
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TrainingSection {
@@ -324,6 +328,10 @@ pub struct TrainingSection {
     /// Share of each value target taken from the search's root value instead of the game's
     /// result, 0 to 1 (0: the result alone, as AlphaZero; see `Row::value_target`).
     pub value_from_search: f32,
+    /// Publish the moving average of the weights over about this many steps instead of the
+    /// last step's weights (0: the weights themselves; at most 1,000,000); the learner goes
+    /// on from its own weights.
+    pub average_steps: u64,
 }
 
 impl Default for TrainingSection {
@@ -346,6 +354,7 @@ impl Default for TrainingSection {
             grad_clip: o.grad_clip,
             margin_weight: o.margin_weight,
             value_from_search: 0.0,
+            average_steps: 1000,
         }
     }
 }
@@ -639,6 +648,9 @@ impl RunConfig {
         non_negative("training.grad_clip", t.grad_clip)?;
         non_negative("training.margin_weight", t.margin_weight)?;
         unit("training.value_from_search", t.value_from_search)?;
+        if t.average_steps > MAX_AVERAGE_STEPS {
+            return Err(bad("training.average_steps", t.average_steps, "0 to 1000000"));
+        }
 
         let g = &self.gating;
         if g.games > 0 {

@@ -42,6 +42,11 @@ pub fn model_key(generation: u64, checksum: &str) -> String {
 pub fn optim_key(generation: u64, checksum: &str) -> String {
     format!("optim/gen-{generation:06}-{checksum}.bin")
 }
+/// The learner's own weights when the candidate's model is their moving average
+/// (`training.average_steps`): trainer restart state beside the optimiser's, so under `optim/`.
+pub fn weights_key(generation: u64, checksum: &str) -> String {
+    format!("optim/gen-{generation:06}-{checksum}.mzm")
+}
 pub fn candidate_key(generation: u64) -> String {
     format!("{CANDIDATES}gen-{generation:06}.json")
 }
@@ -123,6 +128,10 @@ pub struct Candidate {
     pub checksum: String,
     /// Key of the optimiser state (empty for generation 0).
     pub optim: String,
+    /// Key of the learner's own weights when `model` is their moving average (empty when the
+    /// run keeps no average, and in records written before it could).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub weights: String,
     pub step: u64,
     /// Trainer wall time over all its sessions, in seconds.
     pub elapsed_seconds: f64,

@@ -177,6 +177,7 @@ fn every_bad_value_is_refused_with_its_key_and_what_is_allowed() {
         ("[training]\nmargin_weight = -1.0", "training.margin_weight", "at least 0"),
         ("[training]\nvalue_from_search = 1.5", "training.value_from_search", "0 to 1"),
         ("[training]\nvalue_from_search = nan", "training.value_from_search", "0 to 1"),
+        ("[training]\naverage_steps = 1000001", "training.average_steps", "0 to 1000000"),
         ("[gating]\ngames = 3", "gating.games", "even"),
         ("[gating]\ngames = 0\nsprt = \"0,10\"", "gating.games", "sprt"),
         ("[gating]\nsimulations = 0", "gating.simulations", "at least 1"),
@@ -513,12 +514,69 @@ fn only_the_newest_candidate_keeps_its_optimiser_state() {
         let scalars = trainer::train(&run, &mut state, 1, &ctl).unwrap().unwrap();
         published.push(trainer::publish(&run, &mut state, scalars).unwrap());
     }
-    let optims: Vec<String> = run.store.list("optim/").unwrap().into_iter().map(|e| e.key).collect();
-    assert_eq!(optims, vec![published[2].optim.clone()], "the older candidates' states are gone");
+    let mut optims: Vec<String> = run.store.list("optim/").unwrap().into_iter().map(|e| e.key).collect();
+    optims.sort();
+    let mut newest = vec![published[2].optim.clone(), published[2].weights.clone()];
+    newest.sort();
+    assert_eq!(optims, newest, "the older candidates' states are gone");
     // Every model stays, and the newest candidate restores with its optimiser state.
     for c in &published {
         assert!(run.store.exists(&c.model).unwrap(), "{}", c.model);
     }
     let restored = trainer::restore(&run, &ctl).unwrap();
     assert_eq!(restored.learner.step(), published[2].step);
+}
+
+#[test]
+fn with_an_average_the_candidate_is_the_average_and_a_restart_goes_on_from_the_weights() {
+    let over = "[game]\nrules = \"kalah:3,3\"\n[training]\naverage_steps = 20\n";
+    let text = merge(RunConfig::shipped("tiny").unwrap(), over).unwrap();
+    let run = Run::create(Store::open("memory://config-average").unwrap(), &text).unwrap();
+    let ctl = Ctl::new(&Quiet);
+    let model = run.load_best(&Device::flex()).unwrap();
+    let shard = worker::play_shard(&run, &model, None, 1, 0, &AtomicBool::new(false)).unwrap();
+    let (_, rows) = mancala_selfplay::parse_shard(std::path::Path::new("average"), &shard.bytes, None).unwrap();
+    let mut state = trainer::restore(&run, &ctl).unwrap();
+    state.window.extend(rows.clone());
+    let mut published = Vec::new();
+    for _ in 0..3 {
+        let scalars = trainer::train(&run, &mut state, 1, &ctl).unwrap().unwrap();
+        published.push(trainer::publish(&run, &mut state, scalars).unwrap());
+    }
+    let last = published.last().unwrap();
+    let plain = Device::flex();
+    let flat = |net: &mancala_nn::Net| mancala_nn::flat_weights(net);
+    // The model object is the average, the weights object the learner's own weights.
+    let candidate = run.load_model(3, &last.model, &last.checksum, &plain).unwrap();
+    assert_eq!(flat(&candidate.net), flat(&state.learner.published_model(&plain)));
+    assert!(last.weights.starts_with("optim/gen-000003-"), "{}", last.weights);
+    let bytes = run.store.get(&last.weights).unwrap();
+    let (_, own) = mancala_nn::model_from_bytes(std::path::Path::new("w"), &bytes, None, &plain).unwrap();
+    assert_eq!(flat(&own), flat(&state.learner.inference_model(&plain)));
+    assert_ne!(flat(&own), flat(&candidate.net));
+    // Only the newest candidate's restart state stays.
+    let mut kept: Vec<String> = run.store.list("optim/").unwrap().into_iter().map(|e| e.key).collect();
+    kept.sort();
+    let mut newest = vec![last.optim.clone(), last.weights.clone()];
+    newest.sort();
+    assert_eq!(kept, newest);
+    // A restart goes on from the weights with the average it had, and trains as before.
+    let mut restored = trainer::restore(&run, &ctl).unwrap();
+    assert_eq!(flat(&restored.learner.inference_model(&plain)), flat(&own));
+    assert_eq!(flat(&restored.learner.published_model(&plain)), flat(&candidate.net));
+    restored.window.extend(rows);
+    trainer::train(&run, &mut restored, 1, &ctl).unwrap().unwrap();
+    let d = restored.learner.average().unwrap().decay(restored.learner.step());
+    let expected: Vec<f32> = flat(&candidate.net)
+        .iter()
+        .zip(flat(&restored.learner.inference_model(&plain)))
+        .map(|(avg, w)| d * avg + (1.0 - d) * w)
+        .collect();
+    let moved = flat(&restored.learner.published_model(&plain));
+    let off = moved.iter().zip(&expected).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
+    assert!(off < 1e-5, "the average went on from the stored one, off by {off}");
+    // A corrupt weights object is named.
+    run.store.put(&last.weights, b"not a model").unwrap();
+    let err = trainer::restore(&run, &ctl).err().expect("a corrupt restart point is refused").to_string();
+    assert!(err.contains(&last.weights) && err.contains("checksum"), "{err}");
 }

@@ -86,6 +86,18 @@ pub struct Ingested {
     pub skipped: Vec<(String, String)>,
 }
 
+/// Reads an object of the trainer's restart state, checking it against the checksum in its name.
+fn restart_object(run: &Run, key: &str) -> Result<Vec<u8>, TrainError> {
+    let bytes = run.store.get(key)?;
+    if !key.contains(&layout::checksum(&bytes)) {
+        return Err(TrainError::Corrupt {
+            object: run.store.describe(key),
+            reason: "checksum does not match its name".into(),
+        });
+    }
+    Ok(bytes)
+}
+
 /// Loads the newest candidate's model and optimiser and rebuilds the window from its shards.
 ///
 /// # Errors
@@ -104,16 +116,20 @@ pub fn restore(run: &Run, ctl: &Ctl) -> Result<TrainerState, TrainError> {
         });
     }
     let device = mancala_nn::training_device(config.network.device.as_str())?;
-    let mut learner = Learner::from_model(net_config, config.optim_config(), device, stored.net, last.step);
+    // With an average kept, the published model is the average and the learner goes on from
+    // its own weights, stored beside the optimiser's state.
+    let (weights, average_start) = if last.weights.is_empty() {
+        (stored.net, None)
+    } else {
+        let bytes = restart_object(run, &last.weights)?;
+        let name = std::path::PathBuf::from(run.store.describe(&last.weights));
+        let (_, own) = mancala_nn::model_from_bytes(&name, &bytes, Some(&run.game.rules_string()), &plain)?;
+        (own, Some(stored.net))
+    };
+    let mut learner = Learner::from_model(net_config, config.optim_config(), device, weights, last.step);
+    learner.keep_average(config.training.average_steps, average_start.as_ref());
     if !last.optim.is_empty() {
-        let bytes = run.store.get(&last.optim)?;
-        if !last.optim.contains(&layout::checksum(&bytes)) {
-            return Err(TrainError::Corrupt {
-                object: run.store.describe(&last.optim),
-                reason: "checksum does not match its name".into(),
-            });
-        }
-        learner.load_optimizer_bytes(bytes)?;
+        learner.load_optimizer_bytes(restart_object(run, &last.optim)?)?;
     }
     let mut window = ReplayWindow::new(config.window_size(last.generation));
     // Newest shards first until the window is full; then added oldest first.
@@ -322,14 +338,21 @@ pub fn publish(
 ) -> Result<Candidate, TrainError> {
     let generation = state.last.generation + 1;
     let device = mancala_nn::inference_device(run.config.network.device.as_str())?;
-    let net = state.learner.inference_model(&device);
     let mut meta = ModelMeta::new(run.game.rules_string(), state.learner.net_config.clone(), state.learner.step());
     meta.extra.insert("iteration".into(), generation.to_string());
     meta.extra.insert(mancala_nn::file::MARGIN_UTILITY_KEY.into(), run.config.search.margin_utility.to_string());
-    let bytes = model_bytes(&meta, &net)?;
+    let bytes = model_bytes(&meta, &state.learner.published_model(&device))?;
     let checksum = layout::checksum(&bytes);
     let model = layout::model_key(generation, &checksum);
     run.store.create(&model, &bytes)?;
+    let weights = if state.learner.average().is_some() {
+        let own = model_bytes(&meta, &state.learner.inference_model(&device))?;
+        let key = layout::weights_key(generation, &layout::checksum(&own));
+        run.store.create(&key, &own)?;
+        key
+    } else {
+        String::new()
+    };
     let optim_bytes = state.learner.optimizer_bytes()?;
     let optim = layout::optim_key(generation, &layout::checksum(&optim_bytes));
     run.store.create(&optim, &optim_bytes)?;
@@ -343,6 +366,7 @@ pub fn publish(
         model,
         checksum,
         optim,
+        weights,
         step: state.learner.step(),
         elapsed_seconds: state.elapsed_seconds(),
         ingested: state.ingested.clone(),
@@ -354,13 +378,16 @@ pub fn publish(
     };
     run.create_json(&layout::candidate_key(generation), &candidate)?;
     let previous = std::mem::replace(&mut state.last, candidate.clone());
-    // Only the newest candidate's optimiser state is ever read (it is the restart point), and
-    // it is twice the model's size: kept for every candidate, an hour's run stored gigabytes of
+    // Only the newest candidate's optimiser state (and the learner's own weights, when the
+    // model is their average) is ever read (it is the restart point), and it is twice the
+    // model's size: kept for every candidate, an hour's run stored gigabytes of
     // them. It goes only once the new candidate is visible, so a kill at any moment leaves at
     // worst one object too many, never a restart point without its state; a failed delete
     // costs only space, so it does not fail the publication.
-    if !previous.optim.is_empty() && previous.optim != candidate.optim {
-        let _ = run.store.delete(&previous.optim);
+    for (old, new) in [(&previous.optim, &candidate.optim), (&previous.weights, &candidate.weights)] {
+        if !old.is_empty() && old != new {
+            let _ = run.store.delete(old);
+        }
     }
     state.pending_rows = 0;
     state.pending_games = 0;
