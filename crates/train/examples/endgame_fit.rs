@@ -11,7 +11,7 @@
 //! ```text
 //! mancala-zero tablebase build --game oware --seeds 15 --out oware-15.tb
 //! cargo run --release -p mancala-train --example endgame_fit -- oware-15.tb \
-//!     width=128 blocks=4 arch=mlp minutes=20 [from=MODEL.mzm] [out=FIT.mzm]
+//!     width=128 blocks=4 arch=mlp minutes=20 [average=1000] [from=MODEL.mzm] [out=FIT.mzm]
 //! ```
 //!
 //! `from` starts from a model file (its shape, its input encoding) instead of a fresh
@@ -41,6 +41,7 @@ struct Args {
     batch: usize,
     lr: f64,
     every: u64,
+    average: u64,
     from: Option<PathBuf>,
     out: Option<PathBuf>,
 }
@@ -48,7 +49,7 @@ struct Args {
 fn parse_args() -> anyhow::Result<Args> {
     let mut it = std::env::args().skip(1);
     let db = it.next().context(
-        "usage: endgame_fit DB [width=N blocks=N arch=mlp|conv minutes=M batch=N lr=X every=N from=FILE out=FILE]",
+        "usage: endgame_fit DB [width=N blocks=N arch=mlp|conv minutes=M batch=N lr=X every=N average=N from=FILE out=FILE]",
     )?;
     let mut a = Args {
         db: db.into(),
@@ -59,6 +60,7 @@ fn parse_args() -> anyhow::Result<Args> {
         batch: 256,
         lr: 0.002,
         every: 500,
+        average: 0,
         from: None,
         out: None,
     };
@@ -79,6 +81,7 @@ fn parse_args() -> anyhow::Result<Args> {
             "batch" => a.batch = v.parse().with_context(bad)?,
             "lr" => a.lr = v.parse().with_context(bad)?,
             "every" => a.every = v.parse::<u64>().with_context(bad)?.max(1),
+            "average" => a.average = v.parse().with_context(bad)?,
             "from" => a.from = Some(v.into()),
             "out" => a.out = Some(v.into()),
             _ => bail!("unknown key '{k}'"),
@@ -121,10 +124,13 @@ fn main() -> anyhow::Result<()> {
         Some(net) => Learner::from_model(meta.net.clone(), optim, train, net, 0),
         None => Learner::new(meta.net.clone(), optim, train, 1),
     };
+    // With `average=N` the figures (and `out`) are of the weights' moving average over about
+    // N steps, as a run publishes with `training.average_steps`.
+    learner.keep_average(args.average, None);
     let sample = sample_positions(&game, &tb, 1000, 0xe4d9);
     let a = game.action_space();
     let report = |learner: &Learner, minutes: f64, loss: f64| {
-        let mut eval = NeuralEvaluator::with_layout(&game, lay, learner.inference_model(&infer), infer.clone());
+        let mut eval = NeuralEvaluator::with_layout(&game, lay, learner.published_model(&infer), infer.clone());
         let (mut policy, mut value) = (vec![0.0; a], [0.0f32]);
         let acc = endgame_accuracy(&game, &tb, &sample, |pos| {
             eval.evaluate(&game, std::slice::from_ref(pos), &mut policy, &mut value);
@@ -188,7 +194,7 @@ fn main() -> anyhow::Result<()> {
     if let Some(out) = &args.out {
         let mut meta = ModelMeta::new(game.rules_string(), learner.net_config.clone(), learner.step());
         meta.encoding_version = lay.version;
-        save_model(out, &meta, &learner.inference_model(&infer))
+        save_model(out, &meta, &learner.published_model(&infer))
             .with_context(|| format!("writing {}", out.display()))?;
         println!("wrote {}", out.display());
     }
