@@ -284,6 +284,19 @@ fn tiny_run(name: &str) -> Run {
     Run::create(Store::open(&format!("memory://{name}")).unwrap(), RunConfig::shipped("tiny").unwrap()).unwrap()
 }
 
+/// A run in memory of the tiny config with `over` merged into it.
+fn tiny_run_with(name: &str, over: &str) -> Run {
+    let text = merge(RunConfig::shipped("tiny").unwrap(), over).unwrap();
+    Run::create(Store::open(&format!("memory://{name}")).unwrap(), &text).unwrap()
+}
+
+/// The training rows of one shard of self-play by the run's best model.
+fn one_shard_of_rows(run: &Run) -> Vec<mancala_selfplay::Row> {
+    let model = run.load_best(&Device::flex()).unwrap();
+    let shard = worker::play_shard(run, &model, None, 1, 0, &AtomicBool::new(false)).unwrap();
+    mancala_selfplay::parse_shard(std::path::Path::new("shard"), &shard.bytes, None).unwrap().1
+}
+
 #[test]
 fn the_trainer_refuses_an_empty_window() {
     let run = tiny_run("config-empty-window");
@@ -300,9 +313,7 @@ fn the_trainer_refuses_an_empty_window() {
 fn the_trainer_refuses_a_non_finite_loss() {
     let run = tiny_run("config-nan-loss");
     let ctl = Ctl::new(&Quiet);
-    let model = run.load_best(&Device::flex()).unwrap();
-    let shard = worker::play_shard(&run, &model, None, 1, 0, &AtomicBool::new(false)).unwrap();
-    let (_, mut rows) = mancala_selfplay::parse_shard(std::path::Path::new("nan"), &shard.bytes, None).unwrap();
+    let mut rows = one_shard_of_rows(&run);
     // Inputs no network can turn into a finite loss.
     for row in &mut rows {
         row.inputs.iter_mut().for_each(|x| *x = f32::NAN);
@@ -376,8 +387,7 @@ fn the_worker_adjudicates_only_when_asked() {
     // With `adjudicate = false` the database answers the search's leaves but the games play
     // on, longer than when they end at the door.
     let over = "[game]\nrules = \"kalah:3,3\"\n[endgame]\nseeds = 8\nadjudicate = false\n";
-    let text = merge(RunConfig::shipped("tiny").unwrap(), over).unwrap();
-    let run = Run::create(Store::open("memory://config-no-adjudication").unwrap(), &text).unwrap();
+    let run = tiny_run_with("config-no-adjudication", over);
     let model = run.load_best(&Device::flex()).unwrap();
     let tb = mancala_train::endgame::database(&run.config, &run.game).unwrap().unwrap().tablebase;
     let shard = worker::play_shard(&run, &model, Some(&tb), 1, 3, &AtomicBool::new(false)).unwrap();
@@ -396,14 +406,11 @@ fn the_worker_adjudicates_only_when_asked() {
 #[test]
 fn the_endgame_feed_fills_its_share_of_every_batch() {
     let over = "[game]\nrules = \"kalah:3,3\"\n[endgame]\nseeds = 8\nfeed = 0.25\n[training]\nbatch_size = 64\n[search]\nmargin_utility = 0.2\n";
-    let text = merge(RunConfig::shipped("tiny").unwrap(), over).unwrap();
-    let run = Run::create(Store::open("memory://config-feed").unwrap(), &text).unwrap();
+    let run = tiny_run_with("config-feed", over);
     let ctl = Ctl::new(&Quiet);
-    let model = run.load_best(&Device::flex()).unwrap();
-    let shard = worker::play_shard(&run, &model, None, 1, 0, &AtomicBool::new(false)).unwrap();
-    let (_, rows) = mancala_selfplay::parse_shard(std::path::Path::new("feed"), &shard.bytes, None).unwrap();
+    let rows = one_shard_of_rows(&run);
     let mut state = trainer::restore(&run, &ctl).unwrap();
-    state.window.extend(rows);
+    state.window.extend(rows.clone());
     let scalars = trainer::train(&run, &mut state, 3, &ctl).unwrap().unwrap();
     assert_eq!(scalars["train/endgame_feed_rows"], 16.0, "a quarter of 64");
     assert!(scalars["loss/total"].is_finite());
@@ -412,10 +419,8 @@ fn the_endgame_feed_fills_its_share_of_every_batch() {
     let model = run.load_model(candidate.generation, &candidate.model, &candidate.checksum, &Device::flex()).unwrap();
     assert_eq!(model.meta.margin_utility(), 0.2);
     // The same run without the feed trains on the window alone.
-    let plain = merge(RunConfig::shipped("tiny").unwrap(), "[game]\nrules = \"kalah:3,3\"\n").unwrap();
-    let run = Run::create(Store::open("memory://config-no-feed").unwrap(), &plain).unwrap();
+    let run = tiny_run_with("config-no-feed", "[game]\nrules = \"kalah:3,3\"\n");
     let mut state = trainer::restore(&run, &ctl).unwrap();
-    let (_, rows) = mancala_selfplay::parse_shard(std::path::Path::new("feed"), &shard.bytes, None).unwrap();
     state.window.extend(rows);
     let scalars = trainer::train(&run, &mut state, 1, &ctl).unwrap().unwrap();
     assert_eq!(scalars["train/endgame_feed_rows"], 0.0);
@@ -446,8 +451,7 @@ fn prior_best_move(
 #[test]
 fn pretraining_on_the_database_makes_the_first_candidate_and_teaches_the_endgame() {
     let over = "[game]\nrules = \"kalah:3,3\"\n[run]\niterations = 1\nmax_minutes = 0\n[endgame]\nseeds = 8\nfeed = 0.25\npretrain_steps = 300\n[training]\nbatch_size = 64\nwarmup_steps = 0\n";
-    let text = merge(RunConfig::shipped("tiny").unwrap(), over).unwrap();
-    let run = Run::create(Store::open("memory://config-pretrain").unwrap(), &text).unwrap();
+    let run = tiny_run_with("config-pretrain", over);
     let fresh = run.load_best(&Device::flex()).unwrap();
     // The trainer pretrains before its first candidate; with one candidate the run's limit,
     // that is all it does (no self-play has been played: the window is empty).
@@ -472,12 +476,9 @@ fn pretraining_on_the_database_makes_the_first_candidate_and_teaches_the_endgame
 #[test]
 fn the_run_schedule_decays_the_rate_as_the_run_nears_its_limit() {
     let over = "[game]\nrules = \"kalah:3,3\"\n[run]\niterations = 4\nmax_minutes = 0\n[training]\nlearning_rate = 0.01\nwarmup_steps = 0\nschedule = \"cosine-run\"\nschedule_factor = 0.1\n";
-    let text = merge(RunConfig::shipped("tiny").unwrap(), over).unwrap();
-    let run = Run::create(Store::open("memory://config-cosine-run").unwrap(), &text).unwrap();
+    let run = tiny_run_with("config-cosine-run", over);
     let ctl = Ctl::new(&Quiet);
-    let model = run.load_best(&Device::flex()).unwrap();
-    let shard = worker::play_shard(&run, &model, None, 1, 0, &AtomicBool::new(false)).unwrap();
-    let (_, rows) = mancala_selfplay::parse_shard(std::path::Path::new("cosine"), &shard.bytes, None).unwrap();
+    let rows = one_shard_of_rows(&run);
     let mut state = trainer::restore(&run, &ctl).unwrap();
     // The limits come from run.json: 4 candidates, no time limit.
     assert_eq!(state.limits, (4, 0.0));
@@ -501,12 +502,9 @@ fn the_run_schedule_decays_the_rate_as_the_run_nears_its_limit() {
 
 #[test]
 fn only_the_newest_candidate_keeps_its_optimiser_state() {
-    let text = merge(RunConfig::shipped("tiny").unwrap(), "[game]\nrules = \"kalah:3,3\"\n").unwrap();
-    let run = Run::create(Store::open("memory://config-optim-pruned").unwrap(), &text).unwrap();
+    let run = tiny_run_with("config-optim-pruned", "[game]\nrules = \"kalah:3,3\"\n");
     let ctl = Ctl::new(&Quiet);
-    let model = run.load_best(&Device::flex()).unwrap();
-    let shard = worker::play_shard(&run, &model, None, 1, 0, &AtomicBool::new(false)).unwrap();
-    let (_, rows) = mancala_selfplay::parse_shard(std::path::Path::new("optim"), &shard.bytes, None).unwrap();
+    let rows = one_shard_of_rows(&run);
     let mut state = trainer::restore(&run, &ctl).unwrap();
     state.window.extend(rows);
     let mut published = Vec::new();
@@ -530,12 +528,9 @@ fn only_the_newest_candidate_keeps_its_optimiser_state() {
 #[test]
 fn with_an_average_the_candidate_is_the_average_and_a_restart_goes_on_from_the_weights() {
     let over = "[game]\nrules = \"kalah:3,3\"\n[training]\naverage_steps = 20\n";
-    let text = merge(RunConfig::shipped("tiny").unwrap(), over).unwrap();
-    let run = Run::create(Store::open("memory://config-average").unwrap(), &text).unwrap();
+    let run = tiny_run_with("config-average", over);
     let ctl = Ctl::new(&Quiet);
-    let model = run.load_best(&Device::flex()).unwrap();
-    let shard = worker::play_shard(&run, &model, None, 1, 0, &AtomicBool::new(false)).unwrap();
-    let (_, rows) = mancala_selfplay::parse_shard(std::path::Path::new("average"), &shard.bytes, None).unwrap();
+    let rows = one_shard_of_rows(&run);
     let mut state = trainer::restore(&run, &ctl).unwrap();
     state.window.extend(rows.clone());
     let mut published = Vec::new();
