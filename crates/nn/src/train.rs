@@ -165,10 +165,6 @@ impl WeightAverage {
     pub fn apply(&self, net: Net) -> Net {
         net.map(&mut Unflatten { values: &self.values, at: 0 })
     }
-
-    pub fn values(&self) -> &[f32] {
-        &self.values
-    }
 }
 
 /// Every float parameter of `net`, flattened in visit order.

@@ -11,6 +11,7 @@ use mancala_nn::{Architecture, LrSchedule};
 use mancala_selfplay::SelfPlayConfig;
 use mancala_store::Store;
 use mancala_train::config::{ArchitectureName, DeviceName, RootName, ScheduleName, merge};
+use mancala_train::layout::Candidate;
 use mancala_train::roles::{trainer, worker};
 use mancala_train::{Ctl, Quiet, Run, RunConfig, SHIPPED, TrainError};
 
@@ -290,6 +291,24 @@ fn tiny_run_with(name: &str, over: &str) -> Run {
     Run::create(Store::open(&format!("memory://{name}")).unwrap(), &text).unwrap()
 }
 
+/// The trainer restored, with one shard of self-play in its window; and that shard's rows.
+fn trainer_with_a_shard(run: &Run, ctl: &Ctl) -> (trainer::TrainerState, Vec<mancala_selfplay::Row>) {
+    let rows = one_shard_of_rows(run);
+    let mut state = trainer::restore(run, ctl).unwrap();
+    state.window.extend(rows.clone());
+    (state, rows)
+}
+
+/// `n` candidates published by `state`, a step of training each.
+fn publish_candidates(run: &Run, state: &mut trainer::TrainerState, ctl: &Ctl, n: usize) -> Vec<Candidate> {
+    (0..n)
+        .map(|_| {
+            let scalars = trainer::train(run, state, 1, ctl).unwrap().unwrap();
+            trainer::publish(run, state, scalars).unwrap()
+        })
+        .collect()
+}
+
 /// The training rows of one shard of self-play by the run's best model.
 fn one_shard_of_rows(run: &Run) -> Vec<mancala_selfplay::Row> {
     let model = run.load_best(&Device::flex()).unwrap();
@@ -408,9 +427,7 @@ fn the_endgame_feed_fills_its_share_of_every_batch() {
     let over = "[game]\nrules = \"kalah:3,3\"\n[endgame]\nseeds = 8\nfeed = 0.25\n[training]\nbatch_size = 64\n[search]\nmargin_utility = 0.2\n";
     let run = tiny_run_with("config-feed", over);
     let ctl = Ctl::new(&Quiet);
-    let rows = one_shard_of_rows(&run);
-    let mut state = trainer::restore(&run, &ctl).unwrap();
-    state.window.extend(rows.clone());
+    let (mut state, rows) = trainer_with_a_shard(&run, &ctl);
     let scalars = trainer::train(&run, &mut state, 3, &ctl).unwrap().unwrap();
     assert_eq!(scalars["train/endgame_feed_rows"], 16.0, "a quarter of 64");
     assert!(scalars["loss/total"].is_finite());
@@ -478,11 +495,9 @@ fn the_run_schedule_decays_the_rate_as_the_run_nears_its_limit() {
     let over = "[game]\nrules = \"kalah:3,3\"\n[run]\niterations = 4\nmax_minutes = 0\n[training]\nlearning_rate = 0.01\nwarmup_steps = 0\nschedule = \"cosine-run\"\nschedule_factor = 0.1\n";
     let run = tiny_run_with("config-cosine-run", over);
     let ctl = Ctl::new(&Quiet);
-    let rows = one_shard_of_rows(&run);
-    let mut state = trainer::restore(&run, &ctl).unwrap();
+    let (mut state, _) = trainer_with_a_shard(&run, &ctl);
     // The limits come from run.json: 4 candidates, no time limit.
     assert_eq!(state.limits, (4, 0.0));
-    state.window.extend(rows);
     let rate = |state: &mut trainer::TrainerState| trainer::train(&run, state, 1, &ctl).unwrap().unwrap()["train/learning_rate"];
     assert!((rate(&mut state) - 0.01).abs() < 1e-9, "the full rate at the run's start");
     // One candidate of four: a quarter of the way down the cosine.
@@ -504,14 +519,8 @@ fn the_run_schedule_decays_the_rate_as_the_run_nears_its_limit() {
 fn only_the_newest_candidate_keeps_its_optimiser_state() {
     let run = tiny_run_with("config-optim-pruned", "[game]\nrules = \"kalah:3,3\"\n");
     let ctl = Ctl::new(&Quiet);
-    let rows = one_shard_of_rows(&run);
-    let mut state = trainer::restore(&run, &ctl).unwrap();
-    state.window.extend(rows);
-    let mut published = Vec::new();
-    for _ in 0..3 {
-        let scalars = trainer::train(&run, &mut state, 1, &ctl).unwrap().unwrap();
-        published.push(trainer::publish(&run, &mut state, scalars).unwrap());
-    }
+    let (mut state, _) = trainer_with_a_shard(&run, &ctl);
+    let published = publish_candidates(&run, &mut state, &ctl, 3);
     let mut optims: Vec<String> = run.store.list("optim/").unwrap().into_iter().map(|e| e.key).collect();
     optims.sort();
     let mut newest = vec![published[2].optim.clone(), published[2].weights.clone()];
@@ -530,14 +539,8 @@ fn with_an_average_the_candidate_is_the_average_and_a_restart_goes_on_from_the_w
     let over = "[game]\nrules = \"kalah:3,3\"\n[training]\naverage_steps = 20\n";
     let run = tiny_run_with("config-average", over);
     let ctl = Ctl::new(&Quiet);
-    let rows = one_shard_of_rows(&run);
-    let mut state = trainer::restore(&run, &ctl).unwrap();
-    state.window.extend(rows.clone());
-    let mut published = Vec::new();
-    for _ in 0..3 {
-        let scalars = trainer::train(&run, &mut state, 1, &ctl).unwrap().unwrap();
-        published.push(trainer::publish(&run, &mut state, scalars).unwrap());
-    }
+    let (mut state, rows) = trainer_with_a_shard(&run, &ctl);
+    let published = publish_candidates(&run, &mut state, &ctl, 3);
     let last = published.last().unwrap();
     let plain = Device::flex();
     let flat = |net: &mancala_nn::Net| mancala_nn::flat_weights(net);
