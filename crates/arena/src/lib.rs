@@ -28,7 +28,7 @@ pub mod table;
 pub use calibration::{PhaseBy, PhaseCalibration, value_calibration};
 pub use elo::{Sprt, SprtDecision, Wdl, elo_from_score, elo_interval, score_from_elo};
 pub use error::ArenaError;
-pub use matches::{AgentFactory, MatchConfig, MatchResult, OnGame, SprtReport, play_match};
+pub use matches::{AgentFactory, MatchConfig, MatchResult, OnGame, Pairs, SprtReport, play_match};
 pub use opening::{Opening, openings};
 pub use play::play_game;
 pub use record::{GameRecord, read_records, write_record};

@@ -68,6 +68,49 @@ pub struct SprtReport {
     pub decision: SprtDecision,
 }
 
+/// The pairs of a match (the two games of one opening, colours swapped) by A's points over
+/// the two, the five counts Fishtest calls pentanomial, with the pairs of one point told
+/// apart. A pair where each colour won its game says the opening decided the side, not the
+/// player: where most pairs are such, a match between strong players tends to 50% whatever
+/// their strength, so the report shows it beside the score.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pairs {
+    /// A won both games: 2 points.
+    pub won_both: u32,
+    /// A won one and drew one: 1.5.
+    pub won_drew: u32,
+    /// Each colour won its game: 1.
+    pub split: u32,
+    /// Both drawn: 1.
+    pub drew_both: u32,
+    /// A drew one and lost one: 0.5.
+    pub drew_lost: u32,
+    /// A lost both: 0.
+    pub lost_both: u32,
+}
+
+impl Pairs {
+    /// Counts one pair from A's result in each of its games (one game each).
+    pub fn add(&mut self, first: Wdl, second: Wdl) {
+        let mut both = first;
+        both += second;
+        let slot = match (both.wins, both.draws, both.losses) {
+            (2, 0, 0) => &mut self.won_both,
+            (1, 1, 0) => &mut self.won_drew,
+            (1, 0, 1) => &mut self.split,
+            (0, 2, 0) => &mut self.drew_both,
+            (0, 1, 1) => &mut self.drew_lost,
+            (0, 0, 2) => &mut self.lost_both,
+            _ => panic!("a pair is two games, not {both:?}"),
+        };
+        *slot += 1;
+    }
+
+    pub fn count(&self) -> u32 {
+        self.won_both + self.won_drew + self.split + self.drew_both + self.drew_lost + self.lost_both
+    }
+}
+
 /// Everything a match produced; counts are from agent A's view.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MatchResult {
@@ -77,6 +120,8 @@ pub struct MatchResult {
     /// Games where A played South, then North.
     pub a_south: Wdl,
     pub a_north: Wdl,
+    /// The pairs by A's points over their two games.
+    pub pairs: Pairs,
     /// The games in order (A is South in the even ones).
     pub records: Vec<GameRecord>,
     pub sprt: Option<SprtReport>,
@@ -208,6 +253,7 @@ pub(crate) fn run_match<G: Game>(
         total: Wdl::default(),
         a_south: Wdl::default(),
         a_north: Wdl::default(),
+        pairs: Pairs::default(),
         records: Vec::with_capacity(2 * pairs),
         sprt: None,
     };
@@ -223,6 +269,9 @@ pub(crate) fn run_match<G: Game>(
                 Ok(played)
             })
             .collect::<Result<_, ArenaError>>()?;
+        // Batches hold whole pairs in game order, so the games come first of a pair, then
+        // second.
+        let mut first_of_pair = None;
         for p in played {
             let wdl = match p.winner {
                 None => Wdl { wins: 0, draws: 1, losses: 0 },
@@ -233,6 +282,10 @@ pub(crate) fn run_match<G: Game>(
             match p.a_side {
                 Player::South => result.a_south += wdl,
                 Player::North => result.a_north += wdl,
+            }
+            match first_of_pair.take() {
+                None => first_of_pair = Some(wdl),
+                Some(first) => result.pairs.add(first, wdl),
             }
             result.records.push(p.record);
         }

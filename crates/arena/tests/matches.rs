@@ -86,6 +86,38 @@ fn colours_alternate_and_pairs_share_distinct_openings() {
     let mut sum = result.a_south;
     sum += result.a_north;
     assert_eq!(sum, result.total);
+    // The pairs, counted again from the records: A's points in each pair's two games.
+    let mut by_points = [0u32; 5];
+    let mut split = 0;
+    for (k, pair) in result.records.chunks(2).enumerate() {
+        let points: Vec<u32> = pair
+            .iter()
+            .map(|r| match r.result.split('+').next().unwrap() {
+                "draw" => 1,
+                winner => 2 * u32::from((winner == "south") == (r.south == "greedy")),
+            })
+            .collect();
+        by_points[(points[0] + points[1]) as usize] += 1;
+        split += u32::from(points == [2, 0] || points == [0, 2]);
+        assert!(pair[0].south == "greedy" && pair[1].north == "greedy", "pair {k}");
+    }
+    let p = result.pairs;
+    assert_eq!([p.lost_both, p.drew_lost, p.split + p.drew_both, p.won_drew, p.won_both], by_points, "{p:?}");
+    assert_eq!(p.split, split);
+    assert_eq!(p.count(), 12);
+    assert!(p.won_both > 0, "greedy beats the first legal move from some openings as both colours: {p:?}");
+}
+
+#[test]
+fn a_deterministic_player_against_itself_splits_every_pair_by_colour() {
+    // Both games of a pair are the same game with the players' names swapped, so the colour
+    // that wins one wins the other: no pair is won or lost by A twice.
+    let game = kalah();
+    let result = play_match(&game, "first", "first", &factory(&game), &config(40, 5), &mut |_| Ok(())).unwrap();
+    let p = result.pairs;
+    assert_eq!(p.split + p.drew_both, 20, "{p:?}");
+    assert!(p.split > 0, "{p:?}");
+    assert_eq!((p.won_both, p.won_drew, p.drew_lost, p.lost_both), (0, 0, 0, 0), "{p:?}");
 }
 
 #[test]

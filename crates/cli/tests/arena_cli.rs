@@ -49,6 +49,17 @@ fn a_short_match_prints_its_table_and_writes_every_game() {
     let score = 100.0 * (f64::from(wins) + 0.5 * f64::from(draws)) / 6.0;
     assert_eq!(score_line, format!("score: {score:.1}%"));
     assert!(elo_line.starts_with("elo: ") && elo_line.contains('[') && elo_line.ends_with(']'), "{elo_line}");
+    // The pairs line: its six counts (2, 1.5, 1 split, 1 drawn, 0.5, 0) cover the 3 pairs
+    // and give the score again.
+    let pairs_line = lines.iter().find(|l| l.starts_with("pairs by A's points:")).expect("a pairs line");
+    let counts: Vec<u32> = pairs_line
+        .split([',', '+'])
+        .map(|piece| piece.split_whitespace().find_map(|w| w.parse().ok()).expect("a count"))
+        .collect();
+    assert_eq!(counts.len(), 6, "{pairs_line}");
+    assert_eq!(counts.iter().sum::<u32>(), 3, "{pairs_line}");
+    let halves = 4 * counts[0] + 3 * counts[1] + 2 * (counts[2] + counts[3]) + counts[4];
+    assert_eq!(f64::from(halves) / 2.0, f64::from(wins) + 0.5 * f64::from(draws), "{pairs_line}");
 
     let text = std::fs::read_to_string(&out).unwrap();
     let records: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();

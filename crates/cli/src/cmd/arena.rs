@@ -191,6 +191,21 @@ fn match_report(game: &AnyGame, config: &MatchConfig, m: &MatchResult) -> String
             100.0 * wdl.score()
         );
     }
+    let p = m.pairs;
+    let _ = writeln!(
+        s,
+        "pairs by A's points: 2: {}, 1.5: {}, 1: {} split by colour + {} both drawn, 0.5: {}, 0: {}",
+        p.won_both, p.won_drew, p.split, p.drew_both, p.drew_lost, p.lost_both
+    );
+    if p.count() > 0 {
+        let _ = writeln!(
+            s,
+            "each colour won its game in {} of {} pairs ({:.1}%): the side, not the player, decided those",
+            p.split,
+            p.count(),
+            100.0 * f64::from(p.split) / f64::from(p.count())
+        );
+    }
     let _ = writeln!(s);
     if let Some(r) = &m.sprt {
         let (lower, upper) = r.sprt.bounds();
