@@ -11,11 +11,13 @@
 //! ```text
 //! mancala-zero tablebase build --game oware --seeds 15 --out oware-15.tb
 //! cargo run --release -p mancala-train --example endgame_fit -- oware-15.tb \
-//!     width=128 blocks=4 arch=mlp minutes=20 [average=1000] [from=MODEL.mzm] [out=FIT.mzm]
+//!     width=128 blocks=4 arch=mlp minutes=20 [average=1000] [encoding=2] [from=MODEL.mzm] [out=FIT.mzm]
 //! ```
 //!
 //! `from` starts from a model file (its shape, its input encoding) instead of a fresh
-//! network; `out` writes the fitted network as a model file.
+//! network; `encoding` gives a fresh network an input encoding version other than this
+//! build's (any it reads), to compare what two versions let a network hold; `out` writes the
+//! fitted network as a model file.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -42,6 +44,7 @@ struct Args {
     lr: f64,
     every: u64,
     average: u64,
+    encoding: Option<u32>,
     from: Option<PathBuf>,
     out: Option<PathBuf>,
 }
@@ -49,7 +52,7 @@ struct Args {
 fn parse_args() -> anyhow::Result<Args> {
     let mut it = std::env::args().skip(1);
     let db = it.next().context(
-        "usage: endgame_fit DB [width=N blocks=N arch=mlp|conv minutes=M batch=N lr=X every=N average=N from=FILE out=FILE]",
+        "usage: endgame_fit DB [width=N blocks=N arch=mlp|conv minutes=M batch=N lr=X every=N average=N encoding=V from=FILE out=FILE]",
     )?;
     let mut a = Args {
         db: db.into(),
@@ -61,6 +64,7 @@ fn parse_args() -> anyhow::Result<Args> {
         lr: 0.002,
         every: 500,
         average: 0,
+        encoding: None,
         from: None,
         out: None,
     };
@@ -82,10 +86,14 @@ fn parse_args() -> anyhow::Result<Args> {
             "lr" => a.lr = v.parse().with_context(bad)?,
             "every" => a.every = v.parse::<u64>().with_context(bad)?.max(1),
             "average" => a.average = v.parse().with_context(bad)?,
+            "encoding" => a.encoding = Some(v.parse().with_context(bad)?),
             "from" => a.from = Some(v.into()),
             "out" => a.out = Some(v.into()),
             _ => bail!("unknown key '{k}'"),
         }
+    }
+    if a.from.is_some() && a.encoding.is_some() {
+        bail!("encoding= is for a fresh network: a model given with from= keeps its own version");
     }
     if a.minutes.is_nan() || a.minutes <= 0.0 {
         bail!("minutes={}: must be above 0", a.minutes);
@@ -106,12 +114,17 @@ fn main() -> anyhow::Result<()> {
             (meta, Some(net))
         }
         None => {
-            let lay = mancala_nn::layout(&game);
+            let lay = match args.encoding {
+                Some(version) => layout_for(&game, version)?,
+                None => mancala_nn::layout(&game),
+            };
             let config = NetConfig::for_layout(&lay, game.action_space())
                 .with_architecture(args.arch)
                 .with_width(args.width)
                 .with_blocks(args.blocks);
-            (ModelMeta::new(game.rules_string(), config, 0), None)
+            let mut meta = ModelMeta::new(game.rules_string(), config, 0);
+            meta.encoding_version = lay.version;
+            (meta, None)
         }
     };
     let lay = layout_for(&game, meta.encoding_version)?;
