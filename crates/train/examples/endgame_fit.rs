@@ -26,8 +26,8 @@ use anyhow::{Context, bail};
 use burn::prelude::Device;
 use mancala_mcts::Evaluator;
 use mancala_nn::{
-    Architecture, Batch, Learner, LrSchedule, ModelMeta, NetConfig, NeuralEvaluator, OptimConfig, layout_for,
-    load_model, save_model,
+    Architecture, Batch, ENCODING_VERSION, Learner, LrSchedule, ModelMeta, NetConfig, NeuralEvaluator, OptimConfig,
+    layout_for, load_model, save_model,
 };
 use mancala_rules::{Game, parse_rules};
 use mancala_selfplay::database_rows;
@@ -114,10 +114,7 @@ fn main() -> anyhow::Result<()> {
             (meta, Some(net))
         }
         None => {
-            let lay = match args.encoding {
-                Some(version) => layout_for(&game, version)?,
-                None => mancala_nn::layout(&game),
-            };
+            let lay = layout_for(&game, args.encoding.unwrap_or(ENCODING_VERSION))?;
             let config = NetConfig::for_layout(&lay, game.action_space())
                 .with_architecture(args.arch)
                 .with_width(args.width)
