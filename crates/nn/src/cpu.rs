@@ -316,7 +316,7 @@ pub struct CpuMlp {
     input: Dense,
     /// Two layers per residual block.
     blocks: Vec<(Dense, Dense)>,
-    /// Policy logits, win/draw/loss logits, then the margin before tanh.
+    /// Policy logits, win/draw/loss logits, then the margin head's columns.
     heads: Dense,
     /// Real outputs of `heads` (before padding).
     outputs: usize,
@@ -380,7 +380,7 @@ impl CpuMlp {
     }
 
     /// Outputs per position: the policy logits, the win, draw and loss logits, then the
-    /// margin before tanh.
+    /// margin head's columns (see [`crate::model::margin_from_head`]).
     pub fn outputs(&self) -> usize {
         self.outputs
     }

@@ -9,7 +9,7 @@ use mancala_rules::Game;
 
 use crate::cpu::CpuMlp;
 use crate::encoding::{Layout, encode_batch, layout};
-use crate::model::Net;
+use crate::model::{Net, margin_from_head};
 
 /// Evaluates batches of positions with a (non-autodiff) network: encodes them from the
 /// mover's side, runs one forward pass, masks illegal moves and turns WDL (and the margin,
@@ -18,6 +18,8 @@ pub struct NeuralEvaluator<G: Game> {
     model: Net,
     /// The three heads as one layer (see [`crate::model::Heads::fused`]).
     heads: Linear,
+    /// Its outputs a position: `a` policy logits, win, draw, loss logits, the margin's columns.
+    outputs: usize,
     /// Weight of the predicted margin in the value (see [`mancala_mcts::utility`]).
     margin_utility: f32,
     device: Device,
@@ -59,9 +61,11 @@ impl<G: Game> NeuralEvaluator<G> {
         );
         let heads = model.heads().fused();
         let cpu = if device == Device::flex() { CpuMlp::new(&model, &heads) } else { None };
+        let outputs = heads.weight.dims()[1];
         NeuralEvaluator {
             model,
             heads,
+            outputs,
             margin_utility: 0.0,
             device,
             layout,
@@ -113,7 +117,7 @@ fn masked_softmax(logits: &[f32], legal: mancala_rules::MoveMask, out: &mut [f32
 }
 
 /// One position's network row (`a` policy logits, then win, draw, loss logits, then the
-/// margin before tanh) turned into the search's prior over the legal moves and a value in
+/// margin head's columns) turned into the search's prior over the legal moves and a value in
 /// [-1, 1] for the mover.
 fn write_outputs<G: Game>(
     game: &G,
@@ -129,7 +133,9 @@ fn write_outputs<G: Game>(
     let m = w[0].max(w[1]).max(w[2]);
     let e = [(w[0] - m).exp(), (w[1] - m).exp(), (w[2] - m).exp()];
     let result = (e[0] - e[2]) / (e[0] + e[1] + e[2]);
-    *value = if margin_utility == 0.0 { result } else { utility(result, w[3].tanh(), margin_utility) };
+    // The margin is read only where the search weighs it: a distribution's softmax costs an
+    // exponential a bin.
+    *value = if margin_utility == 0.0 { result } else { utility(result, margin_from_head(&w[3..]), margin_utility) };
 }
 
 impl<G: Game> Evaluator<G> for NeuralEvaluator<G> {
@@ -139,6 +145,7 @@ impl<G: Game> Evaluator<G> for NeuralEvaluator<G> {
             return;
         }
         let a = game.action_space();
+        let row_len = self.outputs;
         encode_batch(game, &self.layout, positions, &mut self.inputs);
         if let Some(cpu) = &mut self.cpu
             && cpu.takes(n)
@@ -149,7 +156,7 @@ impl<G: Game> Evaluator<G> for NeuralEvaluator<G> {
                 write_outputs(
                     game,
                     pos,
-                    &row[..a + 4],
+                    &row[..row_len],
                     self.margin_utility,
                     &mut policies[i * a..(i + 1) * a],
                     &mut values[i],
@@ -161,8 +168,7 @@ impl<G: Game> Evaluator<G> for NeuralEvaluator<G> {
         let features = self.model.features(Tensor::<2>::from_data(data, &self.device));
         let out = self.heads.forward(features).into_data();
         let out: &[f32] = out.as_slice().expect("network outputs are f32");
-        // Each row: `a` policy logits, then win, draw, loss logits, then the margin.
-        for (i, (pos, row)) in positions.iter().zip(out.chunks_exact(a + 4)).enumerate() {
+        for (i, (pos, row)) in positions.iter().zip(out.chunks_exact(row_len)).enumerate() {
             write_outputs(game, pos, row, self.margin_utility, &mut policies[i * a..(i + 1) * a], &mut values[i]);
         }
     }

@@ -114,8 +114,14 @@ fn parse_model_bytes(path: &Path, bytes: &[u8]) -> Result<(ModelMeta, Vec<u8>), 
     let p = || path.to_path_buf();
     let (meta, weights) =
         if bytes.starts_with(LEGACY_MAGIC) { split_legacy(path, bytes)? } else { split_payload(path, bytes)? };
-    let meta: ModelMeta =
-        serde_json::from_slice(meta).map_err(|e| NnError::Metadata { path: p(), reason: e.to_string() })?;
+    let bad = |e: serde_json::Error| NnError::Metadata { path: p(), reason: e.to_string() };
+    let mut json: serde_json::Value = serde_json::from_slice(meta).map_err(bad)?;
+    // Files from before the distributional margin head name no `margin_bins`: theirs is the
+    // tanh head (0). burn's config derive wants every field, so the default is filled in here.
+    if let Some(net) = json.get_mut("net").and_then(serde_json::Value::as_object_mut) {
+        net.entry("margin_bins").or_insert(serde_json::Value::from(0));
+    }
+    let meta: ModelMeta = serde_json::from_value(json).map_err(bad)?;
     // A model of an older version plays with its own version's layout (`layout_for`).
     if let Some(value) = meta.extra.get(MARGIN_UTILITY_KEY)
         && !value.parse::<f32>().is_ok_and(mancala_mcts::valid_margin_utility)

@@ -30,7 +30,7 @@ pub use encoding::{
 pub use error::NnError;
 pub use evaluator::NeuralEvaluator;
 pub use file::{ModelMeta, load_model, model_bytes, model_from_bytes, read_model_file, save_model};
-pub use model::{Architecture, Net, NetConfig, NetOutput};
+pub use model::{Architecture, Net, NetConfig, NetOutput, margin_from_head, margin_support, margin_target};
 pub use service::{
     Blocking, InferenceService, ServiceClient, ServiceConfig, ServiceError, ServiceStats, SubmitEvaluator,
 };

@@ -1,12 +1,14 @@
 //! Policy/value networks. Each module has its `Config` beside it with defaults and an
 //! `init(&device)`. Heads: policy logits over the action space, win/draw/loss logits, and
-//! the final seed margin (auxiliary, scaled to [-1, 1] by the total seeds).
+//! the final seed margin (auxiliary, scaled to [-1, 1] by the total seeds): one number through
+//! tanh, or with [`NetConfig::margin_bins`] a distribution over that range whose mean is the
+//! margin.
 
 use burn::module::Param;
 use burn::nn::conv::{Conv1d, Conv1dConfig};
 use burn::nn::{Linear, LinearConfig};
 use burn::prelude::*;
-use burn::tensor::activation::relu;
+use burn::tensor::activation::{relu, softmax};
 
 use crate::encoding::Layout;
 
@@ -38,6 +40,13 @@ pub struct NetConfig {
     /// Residual blocks.
     #[config(default = 4)]
     pub blocks: usize,
+    /// The margin head: 0 for one number through tanh; `N` (2 or more) for logits over `N`
+    /// margins evenly spaced over [-1, 1] ([`margin_support`]), trained by cross-entropy
+    /// against the final margin and read as their softmax's mean. With `2 * seeds + 1` bins
+    /// each bin is one seed, so a seed given away is a whole class apart rather than a
+    /// squared error of `(1 / seeds)^2`, which the other losses drown.
+    #[config(default = 0)]
+    pub margin_bins: usize,
 }
 
 impl NetConfig {
@@ -56,12 +65,14 @@ impl NetConfig {
                 ResMlpConfig::new(self.inputs(), self.actions)
                     .with_width(self.width)
                     .with_blocks(self.blocks)
+                    .with_margin_bins(self.margin_bins)
                     .init(device),
             ),
             Architecture::Conv => Net::Conv(
                 ResConvConfig::new(self.pits, self.pit_channels, self.globals, self.actions)
                     .with_channels(self.width)
                     .with_blocks(self.blocks)
+                    .with_margin_bins(self.margin_bins)
                     .init(device),
             ),
         }
@@ -77,6 +88,9 @@ pub struct NetOutput {
     pub wdl: Tensor<2>,
     /// `[batch, 1]`: final seed margin / total seeds.
     pub margin: Tensor<2>,
+    /// `[batch, bins]`: the margin head's logits, where it is a distribution (the loss reads
+    /// them); `None` for the tanh head.
+    pub margin_logits: Option<Tensor<2>>,
 }
 
 /// Any shipped architecture.
@@ -159,6 +173,9 @@ pub struct Heads {
 pub struct HeadsConfig {
     pub features: usize,
     pub actions: usize,
+    /// See [`NetConfig::margin_bins`].
+    #[config(default = 0)]
+    pub margin_bins: usize,
 }
 
 impl HeadsConfig {
@@ -166,17 +183,68 @@ impl HeadsConfig {
         Heads {
             policy: LinearConfig::new(self.features, self.actions).init(device),
             wdl: LinearConfig::new(self.features, 3).init(device),
-            margin: LinearConfig::new(self.features, 1).init(device),
+            // One column is the tanh head; a distribution needs two bins at least.
+            margin: LinearConfig::new(self.features, self.margin_bins.max(1)).init(device),
         }
     }
 }
 
+/// The margins (shares of the total seeds) that a head of `bins` bins spreads its
+/// probability over: `bins` values evenly spaced from -1 to 1.
+pub fn margin_support(bins: usize) -> Vec<f32> {
+    let last = (bins.max(2) - 1) as f32;
+    (0..bins).map(|k| 2.0 * k as f32 / last - 1.0).collect()
+}
+
+/// The margin a head's raw outputs say (the columns after the win/draw/loss logits): `tanh`
+/// of the one column of the tanh head, or the mean of the softmax over the bins.
+pub fn margin_from_head(columns: &[f32]) -> f32 {
+    match columns {
+        [] => 0.0,
+        [one] => one.tanh(),
+        bins => {
+            let max = bins.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            let last = (bins.len() - 1) as f32;
+            let (mut sum, mut mean) = (0.0, 0.0);
+            for (k, &l) in bins.iter().enumerate() {
+                let e = (l - max).exp();
+                sum += e;
+                mean += e * (2.0 * k as f32 / last - 1.0);
+            }
+            mean / sum
+        }
+    }
+}
+
+/// The target distribution of a margin head of `bins` bins for a margin `t` in [-1, 1]: its
+/// weight split between the two bins around `t` so that their mean is `t` (one bin where `t`
+/// falls on one).
+///
+/// # Panics
+/// If `bins` is below 2 or `out` shorter than `bins`.
+pub fn margin_target(t: f32, bins: usize, out: &mut [f32]) {
+    assert!(bins >= 2, "a margin distribution has 2 bins at least");
+    out[..bins].fill(0.0);
+    let last = bins - 1;
+    let at = ((t.clamp(-1.0, 1.0) + 1.0) * 0.5 * last as f32).clamp(0.0, last as f32);
+    let lo = (at.floor() as usize).min(last.saturating_sub(1));
+    let frac = at - lo as f32;
+    out[lo] = 1.0 - frac;
+    out[lo + 1] += frac;
+}
+
 impl Heads {
+    /// Columns of the margin head: 1 for the tanh head, else its bins.
+    pub fn margin_columns(&self) -> usize {
+        self.margin.weight.dims()[1]
+    }
+
     /// The three heads as one linear layer giving `[policy logits | wdl logits | margin
-    /// before tanh]` (`actions + 4` columns). Inference uses it: one matrix product and one
+    /// before tanh, or its bins' logits]` (`actions + 3 + margin_columns()` columns; read the
+    /// margin with [`margin_from_head`]). Inference uses it: one matrix product and one
     /// read-back instead of three of each, on a GPU or through burn, and as the plain-Rust
-    /// CPU kernel's last layer. The margin column costs one dot product a position; a search
-    /// that weighs the margin ([`mancala_mcts::utility`]) reads it.
+    /// CPU kernel's last layer. The margin columns cost a dot product each a position; a
+    /// search that weighs the margin ([`mancala_mcts::utility`]) reads them.
     pub fn fused(&self) -> Linear {
         let weight = Tensor::cat(vec![self.policy.weight.val(), self.wdl.weight.val(), self.margin.weight.val()], 1);
         let bias = match (&self.policy.bias, &self.wdl.bias, &self.margin.bias) {
@@ -188,11 +256,16 @@ impl Heads {
 
     /// `x`: `[batch, features]`.
     pub fn forward(&self, x: Tensor<2>) -> NetOutput {
-        NetOutput {
-            policy: self.policy.forward(x.clone()),
-            wdl: self.wdl.forward(x.clone()),
-            margin: self.margin.forward(x).tanh(),
+        let policy = self.policy.forward(x.clone());
+        let wdl = self.wdl.forward(x.clone());
+        let raw = self.margin.forward(x);
+        let bins = self.margin_columns();
+        if bins == 1 {
+            return NetOutput { policy, wdl, margin: raw.tanh(), margin_logits: None };
         }
+        let support = Tensor::<2>::from_data(TensorData::new(margin_support(bins), [bins, 1]), &raw.device());
+        let margin = softmax(raw.clone(), 1).matmul(support); // [batch, 1]
+        NetOutput { policy, wdl, margin, margin_logits: Some(raw) }
     }
 }
 
@@ -212,6 +285,9 @@ pub struct ResMlpConfig {
     pub width: usize,
     #[config(default = 4)]
     pub blocks: usize,
+    /// See [`NetConfig::margin_bins`].
+    #[config(default = 0)]
+    pub margin_bins: usize,
 }
 
 impl ResMlpConfig {
@@ -219,7 +295,7 @@ impl ResMlpConfig {
         ResMlp {
             input: LinearConfig::new(self.inputs, self.width).init(device),
             blocks: (0..self.blocks).map(|_| ResidualBlockConfig::new(self.width).init(device)).collect(),
-            heads: HeadsConfig::new(self.width, self.actions).init(device),
+            heads: HeadsConfig::new(self.width, self.actions).with_margin_bins(self.margin_bins).init(device),
         }
     }
 }
@@ -287,6 +363,9 @@ pub struct ResConvConfig {
     pub channels: usize,
     #[config(default = 4)]
     pub blocks: usize,
+    /// See [`NetConfig::margin_bins`].
+    #[config(default = 0)]
+    pub margin_bins: usize,
 }
 
 impl ResConvConfig {
@@ -299,7 +378,7 @@ impl ResConvConfig {
                 .map(|_| ConvBlock { c1: conv(self.channels, self.channels), c2: conv(self.channels, self.channels) })
                 .collect(),
             head_in: LinearConfig::new(flat, 128).init(device),
-            heads: HeadsConfig::new(128, self.actions).init(device),
+            heads: HeadsConfig::new(128, self.actions).with_margin_bins(self.margin_bins).init(device),
             pits: self.pits,
             pit_channels: self.pit_channels,
             globals: self.globals,

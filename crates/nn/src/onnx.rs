@@ -9,6 +9,8 @@
 //!   softmax), win/draw/loss logits `[batch, 3]` for the player to move, and the predicted
 //!   final seed margin `[batch, 1]` as a share of the total seeds, in [-1, 1].
 //!
+//! A network with a distributional margin head (`NetConfig::margin_bins`) is refused.
+//!
 //! The exporter names graph values itself; read them from the model (onnxruntime's
 //! `get_inputs()` / `get_outputs()`), in the order above.
 
@@ -28,6 +30,15 @@ use crate::model::Net;
 /// # Errors
 /// [`NnError::Export`] when burn-onnx cannot lower an operation of the network.
 pub fn onnx_bytes(net: &Net, inputs: usize) -> Result<(Vec<u8>, Option<usize>), NnError> {
+    // The distributional margin head's mean (a softmax times a constant support) has not been
+    // checked through the exporter, so such a model is refused rather than exported untested.
+    let bins = net.heads().margin_columns();
+    if bins > 1 {
+        return Err(NnError::Export(format!(
+            "the network's margin head is a distribution over {bins} bins (network.margin_bins); ONNX export \
+             takes the tanh margin head only"
+        )));
+    }
     let device = Device::flex();
     let forward = |net: &Net, x: Tensor<2>| {
         let out = net.forward(x);

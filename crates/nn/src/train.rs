@@ -10,7 +10,7 @@ use burn::tensor::activation::log_softmax;
 use serde::{Deserialize, Serialize};
 
 use crate::error::NnError;
-use crate::model::{Net, NetConfig};
+use crate::model::{Net, NetConfig, margin_target};
 
 /// How the learning rate moves over the steps.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -46,7 +46,8 @@ pub struct OptimConfig {
     pub schedule: LrSchedule,
     /// Largest gradient norm; 0 turns clipping off.
     pub grad_clip: f32,
-    /// Weight of the margin loss beside the policy and value losses.
+    /// Weight of the margin loss beside the policy and value losses (its squared error, or
+    /// its cross-entropy for a distributional head, [`NetConfig::margin_bins`]).
     pub margin_weight: f32,
 }
 
@@ -98,6 +99,7 @@ pub use mancala_encoding::Batch;
 pub struct Losses {
     pub policy: f32,
     pub value: f32,
+    /// Squared error of the predicted margin (for a distributional head, of its mean).
     pub margin: f32,
     pub total: f32,
     /// Mean entropy of the network's policy (nats).
@@ -302,7 +304,22 @@ impl Learner {
         let log_wdl = log_softmax(out.wdl, 1); // [n, 3]
         let value_loss = (target_wdl.clone() * log_wdl.clone()).sum_dim(1).neg().mean();
         let margin_loss = (out.margin - target_margin).square().mean();
-        let total = policy_loss.clone() + value_loss.clone() + margin_loss.clone() * self.optim_config.margin_weight;
+        // A distributional margin head learns by cross-entropy against the final margin split
+        // over the bins around it; its squared error is still what `Losses::margin` reports,
+        // so runs of either head compare.
+        let margin_term = match out.margin_logits {
+            Some(logits) => {
+                let bins = logits.dims()[1];
+                let mut target = vec![0.0; n * bins];
+                for (t, row) in batch.margin.iter().zip(target.chunks_exact_mut(bins)) {
+                    margin_target(*t, bins, row);
+                }
+                let target = Tensor::<2>::from_data(TensorData::new(target, [n, bins]), d);
+                (target * log_softmax(logits, 1)).sum_dim(1).neg().mean()
+            }
+            None => margin_loss.clone(),
+        };
+        let total = policy_loss.clone() + value_loss.clone() + margin_term * self.optim_config.margin_weight;
 
         let entropy = (log_pi.clone().exp() * log_pi).sum_dim(1).neg().mean();
         let predicted = log_wdl.argmax(1); // [n, 1]

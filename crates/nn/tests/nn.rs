@@ -9,7 +9,7 @@ use mancala_nn::cpu::CpuMlp;
 use mancala_nn::file::{FORMAT_VERSION, model_bytes};
 use mancala_nn::{
     Architecture, Batch, ENCODING_VERSION, Learner, ModelMeta, NetConfig, NeuralEvaluator, NnError, OptimConfig,
-    encode, encode_batch, layout, layout_for, load_model, save_model,
+    encode, encode_batch, layout, layout_for, load_model, margin_from_head, margin_support, margin_target, save_model,
 };
 use mancala_rules::{AnyGame, Game, Line, Setup, parse_rules};
 use rand::rngs::SmallRng;
@@ -202,8 +202,8 @@ fn save_and_load_give_bit_identical_outputs() {
     let game = parse_rules("kalah").unwrap();
     let dev = Device::flex();
     let dir = tempfile::tempdir().unwrap();
-    for arch in [Architecture::Mlp, Architecture::Conv] {
-        let config = tiny_config(&game, arch);
+    for (arch, bins) in [(Architecture::Mlp, 0), (Architecture::Conv, 0), (Architecture::Mlp, 97)] {
+        let config = tiny_config(&game, arch).with_margin_bins(bins);
         dev.seed(5);
         let net = config.init(&dev);
         let meta = ModelMeta::new(game.rules_string(), config.clone(), 42);
@@ -435,30 +435,98 @@ fn a_margin_utility_blends_the_margin_head_into_the_value() {
     let lay = layout(&game);
     let a = game.action_space();
     let positions = random_positions(&game, 9, 3);
-    dev.seed(11);
-    let net = NetConfig::for_layout(&lay, a).with_width(40).with_blocks(2).init(&dev);
-    let mut inputs = Vec::new();
-    encode_batch(&game, &lay, &positions, &mut inputs);
-    let out = net.forward(Tensor::<2>::from_data(TensorData::new(inputs, [9, lay.inputs()]), &dev));
-    let wdl = out.wdl.into_data().try_to_vec::<f32>().unwrap();
-    let margin = out.margin.into_data().try_to_vec::<f32>().unwrap();
-    // Both paths: the plain-Rust kernel, and burn (the scalar kernel leaves 9 rows to burn).
-    for kernel in [None, Some("scalar")] {
-        for weight in [0.0f32, 0.1, 0.5] {
-            let mut eval = NeuralEvaluator::new(&game, net.clone(), dev.clone()).with_margin_utility(weight);
-            if let Some(set) = kernel {
-                assert!(eval.use_cpu_kernel(set));
-            }
-            let (mut policies, mut values) = (vec![0.0; 9 * a], vec![0.0; 9]);
-            eval.evaluate(&game, &positions, &mut policies, &mut values);
-            for i in 0..9 {
-                let w = &wdl[i * 3..i * 3 + 3];
-                let m = w[0].max(w[1]).max(w[2]);
-                let e: Vec<f32> = w.iter().map(|x| (x - m).exp()).collect();
-                let result = (e[0] - e[2]) / (e[0] + e[1] + e[2]);
-                let want = (1.0 - weight) * result + weight * margin[i];
-                assert!((values[i] - want).abs() < 1e-4, "{kernel:?} weight {weight} row {i}: {} vs {want}", values[i]);
+    // The tanh head, and a distribution of one bin a seed (Oware's 48 seeds).
+    for bins in [0, 97] {
+        dev.seed(11);
+        let net = NetConfig::for_layout(&lay, a).with_width(40).with_blocks(2).with_margin_bins(bins).init(&dev);
+        let mut inputs = Vec::new();
+        encode_batch(&game, &lay, &positions, &mut inputs);
+        let out = net.forward(Tensor::<2>::from_data(TensorData::new(inputs, [9, lay.inputs()]), &dev));
+        let wdl = out.wdl.into_data().try_to_vec::<f32>().unwrap();
+        let margin = out.margin.into_data().try_to_vec::<f32>().unwrap();
+        // Both paths: the plain-Rust kernel, and burn (the scalar kernel leaves 9 rows to burn).
+        for kernel in [None, Some("scalar")] {
+            for weight in [0.0f32, 0.1, 0.5] {
+                let mut eval = NeuralEvaluator::new(&game, net.clone(), dev.clone()).with_margin_utility(weight);
+                if let Some(set) = kernel {
+                    assert!(eval.use_cpu_kernel(set));
+                }
+                let (mut policies, mut values) = (vec![0.0; 9 * a], vec![0.0; 9]);
+                eval.evaluate(&game, &positions, &mut policies, &mut values);
+                for i in 0..9 {
+                    let w = &wdl[i * 3..i * 3 + 3];
+                    let m = w[0].max(w[1]).max(w[2]);
+                    let e: Vec<f32> = w.iter().map(|x| (x - m).exp()).collect();
+                    let result = (e[0] - e[2]) / (e[0] + e[1] + e[2]);
+                    let want = (1.0 - weight) * result + weight * margin[i];
+                    assert!(
+                        (values[i] - want).abs() < 1e-4,
+                        "{kernel:?} weight {weight} row {i}: {} vs {want}",
+                        values[i]
+                    );
+                }
             }
         }
+    }
+}
+
+/// A distributional margin head's target puts the margin between its two neighbouring bins
+/// with their mean at the margin (one bin where the margin is one), and the head read back
+/// from logits of that target gives the margin again.
+#[test]
+fn a_margin_target_splits_between_neighbouring_bins() {
+    for bins in [2usize, 9, 97] {
+        let support = margin_support(bins);
+        assert_eq!(support.len(), bins);
+        assert_eq!((support[0], support[bins - 1]), (-1.0, 1.0));
+        let mut target = vec![0.0; bins];
+        for t in [-1.0f32, -0.73, -0.5, -1.0 / 48.0, 0.0, 0.01, 0.5, 0.999, 1.0, 3.0, -7.0] {
+            margin_target(t, bins, &mut target);
+            let clamped = t.clamp(-1.0, 1.0);
+            assert!((target.iter().sum::<f32>() - 1.0).abs() < 1e-5, "{bins} bins, {t}");
+            let mean: f32 = target.iter().zip(&support).map(|(p, m)| p * m).sum();
+            assert!((mean - clamped).abs() < 1e-5, "{bins} bins, {t}: mean {mean}");
+            let used: Vec<usize> = (0..bins).filter(|&k| target[k] > 0.0).collect();
+            assert!(used.len() <= 2 && used.windows(2).all(|w| w[1] == w[0] + 1), "{bins} bins, {t}: {used:?}");
+            // Where the margin falls on a bin, that bin alone.
+            if let Some(k) = support.iter().position(|m| (m - clamped).abs() < 1e-6) {
+                assert_eq!(target[k], 1.0, "{bins} bins, {t}");
+            }
+            let logits: Vec<f32> = target.iter().map(|p| (p + 1e-9).ln()).collect();
+            assert!((margin_from_head(&logits) - clamped).abs() < 1e-4, "{bins} bins, {t}");
+        }
+    }
+    // One seed of Oware's 48 is one bin of 97.
+    let mut target = vec![0.0; 97];
+    margin_target(5.0 / 48.0, 97, &mut target);
+    assert_eq!(target[48 + 5], 1.0);
+    // The tanh head's one column.
+    assert!((margin_from_head(&[0.3]) - 0.3f32.tanh()).abs() < 1e-7);
+}
+
+/// A distributional margin head learns a fixed dataset's margins (by cross-entropy) as the
+/// tanh head does (by squared error): its mean ends near every target.
+#[test]
+fn a_distributional_margin_head_learns_the_margins() {
+    let game = parse_rules("kalah").unwrap();
+    let batch = synthetic_batch(&game, 64, 3);
+    for bins in [0usize, 21] {
+        let optim = OptimConfig { learning_rate: 3e-3, warmup_steps: 10, ..OptimConfig::default() };
+        let config = tiny_config(&game, Architecture::Mlp).with_margin_bins(bins);
+        let mut learner = Learner::new(config, optim, Device::flex().autodiff(), 11);
+        let first = learner.train_step(&batch);
+        for _ in 0..400 {
+            learner.train_step(&batch);
+        }
+        let dev = Device::flex();
+        let net = learner.inference_model(&dev);
+        let out = net.forward(Tensor::<2>::from_data(
+            TensorData::new(batch.inputs.clone(), [64, batch.inputs.len() / 64]),
+            &dev,
+        ));
+        assert_eq!(out.margin_logits.is_some(), bins > 0);
+        let margin = out.margin.into_data().try_to_vec::<f32>().unwrap();
+        let error = margin.iter().zip(&batch.margin).map(|(m, t)| (m - t).abs()).sum::<f32>() / 64.0;
+        assert!(error < 0.05, "{bins} bins: mean error {error} (first step's squared error {})", first.margin);
     }
 }

@@ -11,13 +11,16 @@
 //! ```text
 //! mancala-zero tablebase build --game oware --seeds 15 --out oware-15.tb
 //! cargo run --release -p mancala-train --example endgame_fit -- oware-15.tb \
-//!     width=128 blocks=4 arch=mlp minutes=20 [average=1000] [encoding=2] [from=MODEL.mzm] [out=FIT.mzm]
+//!     width=128 blocks=4 arch=mlp minutes=20 [average=1000] [encoding=2] [margin_bins=97]
+//!     [margin_weight=0.25] [from=MODEL.mzm] [out=FIT.mzm]
 //! ```
 //!
 //! `from` starts from a model file (its shape, its input encoding) instead of a fresh
 //! network; `encoding` gives a fresh network an input encoding version other than this
 //! build's (any it reads), to compare what two versions let a network hold; `out` writes the
-//! fitted network as a model file.
+//! fitted network as a model file. `margin_bins` gives a fresh network a distributional
+//! margin head (`network.margin_bins` of a run), `margin_weight` weighs its loss
+//! (`training.margin_weight`).
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -45,6 +48,8 @@ struct Args {
     every: u64,
     average: u64,
     encoding: Option<u32>,
+    margin_bins: usize,
+    margin_weight: f32,
     from: Option<PathBuf>,
     out: Option<PathBuf>,
 }
@@ -52,7 +57,8 @@ struct Args {
 fn parse_args() -> anyhow::Result<Args> {
     let mut it = std::env::args().skip(1);
     let db = it.next().context(
-        "usage: endgame_fit DB [width=N blocks=N arch=mlp|conv minutes=M batch=N lr=X every=N average=N encoding=V from=FILE out=FILE]",
+        "usage: endgame_fit DB [width=N blocks=N arch=mlp|conv minutes=M batch=N lr=X every=N average=N encoding=V \
+         margin_bins=N margin_weight=X from=FILE out=FILE]",
     )?;
     let mut a = Args {
         db: db.into(),
@@ -65,6 +71,8 @@ fn parse_args() -> anyhow::Result<Args> {
         every: 500,
         average: 0,
         encoding: None,
+        margin_bins: 0,
+        margin_weight: OptimConfig::default().margin_weight,
         from: None,
         out: None,
     };
@@ -87,13 +95,18 @@ fn parse_args() -> anyhow::Result<Args> {
             "every" => a.every = v.parse::<u64>().with_context(bad)?.max(1),
             "average" => a.average = v.parse().with_context(bad)?,
             "encoding" => a.encoding = Some(v.parse().with_context(bad)?),
+            "margin_bins" => a.margin_bins = v.parse().with_context(bad)?,
+            "margin_weight" => a.margin_weight = v.parse().with_context(bad)?,
             "from" => a.from = Some(v.into()),
             "out" => a.out = Some(v.into()),
             _ => bail!("unknown key '{k}'"),
         }
     }
-    if a.from.is_some() && a.encoding.is_some() {
-        bail!("encoding= is for a fresh network: a model given with from= keeps its own version");
+    if a.from.is_some() && (a.encoding.is_some() || a.margin_bins != 0) {
+        bail!("encoding= and margin_bins= are for a fresh network: a model given with from= keeps its own");
+    }
+    if a.margin_bins == 1 {
+        bail!("margin_bins=1: 0 for the tanh head, 2 or more for a distribution");
     }
     if a.minutes.is_nan() || a.minutes <= 0.0 {
         bail!("minutes={}: must be above 0", a.minutes);
@@ -118,7 +131,8 @@ fn main() -> anyhow::Result<()> {
             let config = NetConfig::for_layout(&lay, game.action_space())
                 .with_architecture(args.arch)
                 .with_width(args.width)
-                .with_blocks(args.blocks);
+                .with_blocks(args.blocks)
+                .with_margin_bins(args.margin_bins);
             let mut meta = ModelMeta::new(game.rules_string(), config, 0);
             meta.encoding_version = lay.version;
             (meta, None)
@@ -128,6 +142,7 @@ fn main() -> anyhow::Result<()> {
     let optim = OptimConfig {
         learning_rate: args.lr,
         schedule: LrSchedule::CosineOverRun { min_factor: 0.1 },
+        margin_weight: args.margin_weight,
         ..OptimConfig::default()
     };
     let mut learner = match net {
@@ -163,14 +178,16 @@ fn main() -> anyhow::Result<()> {
         );
     };
     println!(
-        "{}: {:?} width {} blocks {}, encoding version {}, batch {}, lr {}",
+        "{}: {:?} width {} blocks {} margin bins {}, encoding version {}, batch {}, lr {}, margin weight {}",
         game.rules_string(),
         meta.net.architecture,
         meta.net.width,
         meta.net.blocks,
+        meta.net.margin_bins,
         meta.encoding_version,
         args.batch,
-        args.lr
+        args.lr,
+        args.margin_weight
     );
     report(&learner, 0.0, f64::NAN);
     let start = Instant::now();

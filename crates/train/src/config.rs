@@ -159,13 +159,25 @@ pub struct NetworkSection {
     pub width: usize,
     /// Residual blocks (1 to 64).
     pub blocks: usize,
+    /// The margin head: 0 (the default) for one number through tanh, trained by squared
+    /// error; N (2 to 1025) for a distribution over N margins evenly spaced from losing every
+    /// seed to winning every seed, trained by cross-entropy and read as its mean. `2 * seeds
+    /// + 1` gives one bin a seed (97 for Oware and Kalah), so the head tells a margin one seed
+    /// better apart as a class rather than by a squared error of `(1 / 48)^2`.
+    pub margin_bins: usize,
     /// `flex` (CPU), `cuda` or `wgpu`.
     pub device: DeviceName,
 }
 
 impl Default for NetworkSection {
     fn default() -> Self {
-        NetworkSection { architecture: ArchitectureName::Mlp, width: 128, blocks: 4, device: DeviceName::Flex }
+        NetworkSection {
+            architecture: ArchitectureName::Mlp,
+            width: 128,
+            blocks: 4,
+            margin_bins: 0,
+            device: DeviceName::Flex,
+        }
     }
 }
 
@@ -602,6 +614,9 @@ impl RunConfig {
         if !(1..=64).contains(&n.blocks) {
             return Err(bad("network.blocks", n.blocks, "1 to 64"));
         }
+        if n.margin_bins != 0 && !(2..=1025).contains(&n.margin_bins) {
+            return Err(bad("network.margin_bins", n.margin_bins, "0 (the tanh head) or 2 to 1025"));
+        }
         // A GPU device named in the config but not built in is refused here, not mid-run.
         mancala_nn::inference_device(n.device.as_str())
             .map_err(|e| TrainError::Config(format!("network.device: {e}")))?;
@@ -735,6 +750,7 @@ impl RunConfig {
             .with_architecture(self.network.architecture.into())
             .with_width(self.network.width)
             .with_blocks(self.network.blocks)
+            .with_margin_bins(self.network.margin_bins)
     }
 
     /// Search settings shared by self-play, gating and evaluation (budgets set per use).

@@ -129,6 +129,8 @@ fn every_bad_value_is_refused_with_its_key_and_what_is_allowed() {
         ("[network]\nwidth = 0", "network.width", "1 to 4096"),
         ("[network]\nwidth = -8", "network.width", "usize"),
         ("[network]\nblocks = 65", "network.blocks", "1 to 64"),
+        ("[network]\nmargin_bins = 1", "network.margin_bins", "0 (the tanh head) or 2 to 1025"),
+        ("[network]\nmargin_bins = 2000", "network.margin_bins", "0 (the tanh head) or 2 to 1025"),
         ("[network]\ndepth = 3", "network.depth", "unknown field"),
         ("[search]\nroot = \"alphazero\"", "search.root", "expected puct or gumbel"),
         ("[search]\nroot = 1", "search.root", "string"),
