@@ -1,7 +1,6 @@
 //! Model files across format versions: the models shipped before the container (Oware and
-//! Kalah kept in `tests/data/*-v1.mzm`; Awale, Oware-capture-all and Owela still shipped)
-//! are files of format version 1 and must keep loading; everything new is written as a
-//! container.
+//! Kalah, kept in `tests/data/*-v1.mzm`) are files of format version 1 and must keep loading;
+//! everything new is written as a container.
 
 use std::path::{Path, PathBuf};
 

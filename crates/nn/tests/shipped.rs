@@ -1,8 +1,7 @@
 //! The Oware and Kalah models shipped before input encoding version 2 (kept as test data in
-//! `tests/data/*-v1.mzm` since newer models replaced them in `checkpoints/shipped/`; the
-//! Awale, Oware-capture-all and Owela models there are version 1 too) still load, are
-//! encoded with version 1's layout, and evaluate every position exactly as before version 2
-//! existed (the values below were recorded with the version-1-only build).
+//! `tests/data/*-v1.mzm` since newer models replaced them in `checkpoints/shipped/`) still
+//! load, are encoded with version 1's layout, and evaluate every position exactly as before
+//! version 2 existed (the values below were recorded with the version-1-only build).
 
 use std::path::PathBuf;
 
