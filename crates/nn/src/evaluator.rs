@@ -145,7 +145,6 @@ impl<G: Game> Evaluator<G> for NeuralEvaluator<G> {
             return;
         }
         let a = game.action_space();
-        let row_len = self.outputs;
         encode_batch(game, &self.layout, positions, &mut self.inputs);
         if let Some(cpu) = &mut self.cpu
             && cpu.takes(n)
@@ -156,7 +155,7 @@ impl<G: Game> Evaluator<G> for NeuralEvaluator<G> {
                 write_outputs(
                     game,
                     pos,
-                    &row[..row_len],
+                    &row[..self.outputs],
                     self.margin_utility,
                     &mut policies[i * a..(i + 1) * a],
                     &mut values[i],
@@ -168,7 +167,7 @@ impl<G: Game> Evaluator<G> for NeuralEvaluator<G> {
         let features = self.model.features(Tensor::<2>::from_data(data, &self.device));
         let out = self.heads.forward(features).into_data();
         let out: &[f32] = out.as_slice().expect("network outputs are f32");
-        for (i, (pos, row)) in positions.iter().zip(out.chunks_exact(row_len)).enumerate() {
+        for (i, (pos, row)) in positions.iter().zip(out.chunks_exact(self.outputs)).enumerate() {
             write_outputs(game, pos, row, self.margin_utility, &mut policies[i * a..(i + 1) * a], &mut values[i]);
         }
     }

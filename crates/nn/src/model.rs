@@ -192,8 +192,12 @@ impl HeadsConfig {
 /// The margins (shares of the total seeds) that a head of `bins` bins spreads its
 /// probability over: `bins` values evenly spaced from -1 to 1.
 pub fn margin_support(bins: usize) -> Vec<f32> {
-    let last = (bins.max(2) - 1) as f32;
-    (0..bins).map(|k| 2.0 * k as f32 / last - 1.0).collect()
+    (0..bins).map(|k| bin_margin(k, bins)).collect()
+}
+
+/// The margin of bin `k` of `bins` (at least 2): evenly spaced from -1 (bin 0) to 1.
+fn bin_margin(k: usize, bins: usize) -> f32 {
+    2.0 * k as f32 / (bins - 1) as f32 - 1.0
 }
 
 /// The margin a head's raw outputs say (the columns after the win/draw/loss logits): `tanh`
@@ -204,12 +208,11 @@ pub fn margin_from_head(columns: &[f32]) -> f32 {
         [one] => one.tanh(),
         bins => {
             let max = bins.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-            let last = (bins.len() - 1) as f32;
             let (mut sum, mut mean) = (0.0, 0.0);
             for (k, &l) in bins.iter().enumerate() {
                 let e = (l - max).exp();
                 sum += e;
-                mean += e * (2.0 * k as f32 / last - 1.0);
+                mean += e * bin_margin(k, bins.len());
             }
             mean / sum
         }
@@ -225,9 +228,9 @@ pub fn margin_from_head(columns: &[f32]) -> f32 {
 pub fn margin_target(t: f32, bins: usize, out: &mut [f32]) {
     assert!(bins >= 2, "a margin distribution has 2 bins at least");
     out[..bins].fill(0.0);
-    let last = bins - 1;
-    let at = ((t.clamp(-1.0, 1.0) + 1.0) * 0.5 * last as f32).clamp(0.0, last as f32);
-    let lo = (at.floor() as usize).min(last.saturating_sub(1));
+    // Where `t` falls on the bins' scale, 0 to `bins - 1` (the inverse of `bin_margin`).
+    let at = (t.clamp(-1.0, 1.0) + 1.0) * 0.5 * (bins - 1) as f32;
+    let lo = (at.floor() as usize).min(bins - 2);
     let frac = at - lo as f32;
     out[lo] = 1.0 - frac;
     out[lo + 1] += frac;
