@@ -36,6 +36,7 @@ use mancala_rules::{Game, parse_rules};
 use mancala_selfplay::database_rows;
 use mancala_selfplay::window::push_row;
 use mancala_tablebase::{SeedDraw, Tablebase, endgame_accuracy, sample_positions};
+use mancala_train::config::MARGIN_BINS;
 
 struct Args {
     db: PathBuf,
@@ -105,8 +106,8 @@ fn parse_args() -> anyhow::Result<Args> {
     if a.from.is_some() && (a.encoding.is_some() || a.margin_bins != 0) {
         bail!("encoding= and margin_bins= are for a fresh network: a model given with from= keeps its own");
     }
-    if a.margin_bins == 1 {
-        bail!("margin_bins=1: 0 for the tanh head, 2 or more for a distribution");
+    if a.margin_bins != 0 && !MARGIN_BINS.contains(&a.margin_bins) {
+        bail!("margin_bins={}: 0 for the tanh head, or 2 to 1025 for a distribution", a.margin_bins);
     }
     if a.minutes.is_nan() || a.minutes <= 0.0 {
         bail!("minutes={}: must be above 0", a.minutes);

@@ -303,6 +303,11 @@ pub const DEFAULT_MARGIN_UTILITY: f32 = 0.1;
 /// learner by most of any run this framework can make).
 pub const MAX_AVERAGE_STEPS: u64 = 1_000_000;
 
+/// Bins a distributional margin head may have (`network.margin_bins`, 0 aside for the tanh
+/// head): two at least for a distribution, and 1025 (one a seed for 512 seeds) well past any
+/// game here.
+pub const MARGIN_BINS: std::ops::RangeInclusive<usize> = 2..=1025;
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TrainingSection {
@@ -614,7 +619,7 @@ impl RunConfig {
         if !(1..=64).contains(&n.blocks) {
             return Err(bad("network.blocks", n.blocks, "1 to 64"));
         }
-        if n.margin_bins != 0 && !(2..=1025).contains(&n.margin_bins) {
+        if n.margin_bins != 0 && !MARGIN_BINS.contains(&n.margin_bins) {
             return Err(bad("network.margin_bins", n.margin_bins, "0 (the tanh head) or 2 to 1025"));
         }
         // A GPU device named in the config but not built in is refused here, not mid-run.
