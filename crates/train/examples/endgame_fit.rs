@@ -107,7 +107,8 @@ fn parse_args() -> anyhow::Result<Args> {
         bail!("encoding= and margin_bins= are for a fresh network: a model given with from= keeps its own");
     }
     if a.margin_bins != 0 && !MARGIN_BINS.contains(&a.margin_bins) {
-        bail!("margin_bins={}: 0 for the tanh head, or 2 to 1025 for a distribution", a.margin_bins);
+        let (low, high) = (MARGIN_BINS.start(), MARGIN_BINS.end());
+        bail!("margin_bins={}: 0 for the tanh head, or {low} to {high} for a distribution", a.margin_bins);
     }
     if a.minutes.is_nan() || a.minutes <= 0.0 {
         bail!("minutes={}: must be above 0", a.minutes);

@@ -620,7 +620,8 @@ impl RunConfig {
             return Err(bad("network.blocks", n.blocks, "1 to 64"));
         }
         if n.margin_bins != 0 && !MARGIN_BINS.contains(&n.margin_bins) {
-            return Err(bad("network.margin_bins", n.margin_bins, "0 (the tanh head) or 2 to 1025"));
+            let allowed = format!("0 (the tanh head) or {} to {}", MARGIN_BINS.start(), MARGIN_BINS.end());
+            return Err(bad("network.margin_bins", n.margin_bins, &allowed));
         }
         // A GPU device named in the config but not built in is refused here, not mid-run.
         mancala_nn::inference_device(n.device.as_str())
