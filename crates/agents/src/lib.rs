@@ -6,8 +6,8 @@
 //! | `random` | uniformly random legal moves |
 //! | `greedy` | the largest immediate capture |
 //! | `alphabeta:depth=D` or `alphabeta:ms=M` (`ab`) | alpha-beta, default depth 4 |
-//! | `mcts:sims=N[,cpuct=C]` | MCTS with random rollouts, default 1000 simulations |
-//! | `net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B]` | a trained model with MCTS, default 200 simulations; `tb` answers positions inside an endgame database exactly; `margin` weighs the seed margin in the search's value (0 to 0.5); `cpuct`, `gather` tune the search; `pick` is `value` (default) or `value:S`, the move of the best mean value among those with at least S (one half) of the top visits, or `visits`, the most visited; `reuse=false` searches every move afresh instead of keeping the tree of the moves played since its last search |
+//! | `mcts:sims=N[,cpuct=C][,solver=B]` | MCTS with random rollouts, default 1000 simulations; `solver=true` backs up proven values from finished games in the tree |
+//! | `net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B][,solver=B]` | a trained model with MCTS, default 200 simulations; `tb` answers positions inside an endgame database exactly; `margin` weighs the seed margin in the search's value (0 to 0.5); `cpuct`, `gather` tune the search; `pick` is `value` (default) or `value:S`, the move of the best mean value among those with at least S (one half) of the top visits, or `visits`, the most visited; `reuse=false` searches every move afresh instead of keeping the tree of the moves played since its last search; `solver` backs up proven values from finished games in the tree |
 //! | `perfect:db=FILE[,depth=D\|ms=M]` | the database's best moves inside it, alpha-beta (depth 8) outside it |
 //!
 //! A spec is parsed once into an [`AgentSpec`] (syntax and numbers, no files), checked
@@ -36,13 +36,13 @@ use mancala_tablebase::{PerfectAgent, TablebaseEvaluator};
 pub use error::{FileError, SpecError};
 pub use files::{cached_model, cached_tablebase, model_evaluator};
 pub use spec::{
-    ALPHABETA_DEPTH, AgentKind, AgentSpec, MAX_NET_GATHER, MCTS_C_PUCT, MCTS_SIMULATIONS, NET_GATHER, NET_SIMULATIONS,
-    PERFECT_DEPTH,
+    ALPHABETA_DEPTH, AgentKind, AgentSpec, MAX_NET_GATHER, MCTS_C_PUCT, MCTS_SIMULATIONS, NET_GATHER, NET_MINIMAX,
+    NET_SIMULATIONS, NET_SOLVER, PERFECT_DEPTH,
 };
 
 /// Every spec form, for error messages and help texts.
-pub const ALL_AGENTS: &str = "random, greedy, alphabeta:depth=D, alphabeta:ms=M, mcts:sims=N[,cpuct=C], \
-     net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B], perfect:db=FILE[,depth=D|ms=M]";
+pub const ALL_AGENTS: &str = "random, greedy, alphabeta:depth=D, alphabeta:ms=M, mcts:sims=N[,cpuct=C][,solver=B], \
+     net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B][,solver=B], perfect:db=FILE[,depth=D|ms=M]";
 
 impl AgentSpec {
     /// Checks that the files the spec names exist and are for `game`, reading them into the
@@ -79,11 +79,27 @@ impl AgentSpec {
             AgentKind::Random => Box::new(RandomAgent::new(seed)),
             AgentKind::Greedy => Box::new(GreedyAgent::new(game.clone(), seed)),
             AgentKind::AlphaBeta { limit } => Box::new(AlphaBetaAgent::new(game.clone(), *limit, name)),
-            AgentKind::Mcts { simulations, c_puct } => {
-                let config = SearchConfig { simulations: *simulations, c_puct: *c_puct, ..SearchConfig::default() };
+            AgentKind::Mcts { simulations, c_puct, solver } => {
+                let config = SearchConfig {
+                    simulations: *simulations,
+                    c_puct: *c_puct,
+                    solver: *solver,
+                    ..SearchConfig::default()
+                };
                 Box::new(MctsAgent::new(game.clone(), config, seed, name))
             }
-            AgentKind::Net { model, simulations, tablebase, margin_utility, c_puct, gather, pick, reuse } => {
+            AgentKind::Net {
+                model,
+                simulations,
+                tablebase,
+                margin_utility,
+                c_puct,
+                gather,
+                pick,
+                reuse,
+                solver,
+                minimax,
+            } => {
                 // The model's own encoding version: a file of an older one plays too.
                 let own = cached_model(game, model).map_err(file)?.0.margin_utility();
                 let margin_utility = margin_utility.unwrap_or(own);
@@ -94,6 +110,8 @@ impl AgentSpec {
                     leaves_per_gather: *gather,
                     margin_utility,
                     final_pick: *pick,
+                    solver: *solver,
+                    minimax_weight: *minimax,
                     ..SearchConfig::default()
                 };
                 match tablebase {

@@ -25,6 +25,12 @@ pub const NET_GATHER: usize = 8;
 pub const MAX_NET_GATHER: usize = 256;
 /// Whether `net` keeps its tree from move to move by default (tree reuse).
 pub const NET_REUSE: bool = true;
+/// Whether `net` backs up proven values from finished games in its tree by default (the
+/// solver, `mancala_mcts::SearchConfig::solver`).
+pub const NET_SOLVER: bool = false;
+/// Default weight of the minimax of a `net` search's evaluations beside the mean values
+/// (`mancala_mcts::SearchConfig::minimax_weight`).
+pub const NET_MINIMAX: f32 = mancala_mcts::SearchConfig::IN_PLAY_MINIMAX_WEIGHT;
 /// Default final pick of `net` (see [`FinalPick::IN_PLAY`]).
 pub const NET_PICK: FinalPick = FinalPick::IN_PLAY;
 /// Default depth of `alphabeta`.
@@ -42,9 +48,10 @@ pub enum AgentKind {
     Greedy,
     /// `alphabeta:depth=D` or `alphabeta:ms=M` (`ab` for short).
     AlphaBeta { limit: Limit },
-    /// `mcts:sims=N[,cpuct=C]`: MCTS with random rollouts.
-    Mcts { simulations: u32, c_puct: f32 },
-    /// `net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B]`: a trained model guiding
+    /// `mcts:sims=N[,cpuct=C][,solver=B]`: MCTS with random rollouts; `solver=true` backs up
+    /// proven values from finished games in the tree (off by default: the yardstick).
+    Mcts { simulations: u32, c_puct: f32, solver: bool },
+    /// `net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B][,solver=B]`: a trained model guiding
     /// MCTS, with exact values from an endgame database at the leaves inside it when `tb` is
     /// given, and the seed margin weighted `W` in the value its search maximises (without
     /// `margin`, the weight the model's run searched with, which its file names; 0 for older
@@ -54,7 +61,9 @@ pub enum AgentKind {
     /// `value:S` (the best mean value among the moves with at least S of the top visits, S
     /// one half for `value`). `reuse` (`true`, the default, or `false`): whether a search
     /// keeps the subtree of the moves played since the agent's last search, as self-play does,
-    /// adding its simulations to the visits kept there.
+    /// adding its simulations to the visits kept there. `solver` (`true` or `false`, by
+    /// default [`NET_SOLVER`]): whether the search backs up proven values from finished
+    /// games in its tree, never playing a move proven worse than another.
     Net {
         model: PathBuf,
         simulations: u32,
@@ -64,6 +73,8 @@ pub enum AgentKind {
         gather: usize,
         pick: FinalPick,
         reuse: bool,
+        solver: bool,
+        minimax: f32,
     },
     /// `perfect:db=FILE[,depth=D|ms=M]`: the database's best moves inside it, alpha-beta
     /// outside it.
@@ -135,6 +146,21 @@ impl<'a> Params<'a> {
         })
     }
 
+    /// `key=true` or `key=false`, `default` without the key.
+    fn boolean(&self, key: &str, default: bool) -> Result<bool, SpecError> {
+        match self.get(key) {
+            None => Ok(default),
+            Some("true") => Ok(true),
+            Some("false") => Ok(false),
+            Some(text) => Err(SpecError::BadNumber {
+                spec: self.spec.to_string(),
+                key: key.to_string(),
+                value: text.to_string(),
+                expected: "true or false",
+            }),
+        }
+    }
+
     /// `depth=D` or `ms=M`, not both; depth is clamped to what alpha-beta can search.
     fn limit(&self, default_depth: u32) -> Result<Limit, SpecError> {
         match (self.get("depth"), self.get("ms")) {
@@ -151,8 +177,8 @@ impl<'a> Params<'a> {
 fn allowed_list(kind: &str) -> &'static str {
     match kind {
         "alphabeta" => "depth, ms",
-        "mcts" => "sims, cpuct",
-        "net" => "sims, tb, margin, cpuct, gather, pick, reuse",
+        "mcts" => "sims, cpuct, solver",
+        "net" => "sims, tb, margin, cpuct, gather, pick, reuse, solver, minimax",
         "perfect" => "db, depth, ms",
         _ => "none",
     }
@@ -179,21 +205,25 @@ impl AgentSpec {
                 AgentKind::AlphaBeta { limit: p.limit(ALPHABETA_DEPTH)? }
             }
             "mcts" => {
-                let p = Params::split(spec, pieces, "mcts", &["sims", "cpuct"])?;
+                let p = Params::split(spec, pieces, "mcts", &["sims", "cpuct", "solver"])?;
                 let simulations = p.number("sims", MCTS_SIMULATIONS, 1, "a whole number of at least 1")?;
                 let c_puct = p.number("cpuct", MCTS_C_PUCT, 0.0, "a number of at least 0")?;
-                AgentKind::Mcts { simulations, c_puct }
+                AgentKind::Mcts { simulations, c_puct, solver: p.boolean("solver", false)? }
             }
             "net" => {
                 // The model file comes first and has no key, so that `net:FILE` stays short.
                 let missing = || SpecError::Missing {
                     spec: spec.to_string(),
                     what: "a model file",
-                    form: "net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B]",
+                    form: "net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B][,solver=B]",
                 };
                 let model = pieces.next().filter(|f| !f.contains('=')).ok_or_else(missing)?;
-                let p =
-                    Params::split(spec, pieces, "net", &["sims", "tb", "margin", "cpuct", "gather", "pick", "reuse"])?;
+                let p = Params::split(
+                    spec,
+                    pieces,
+                    "net",
+                    &["sims", "tb", "margin", "cpuct", "gather", "pick", "reuse", "solver", "minimax"],
+                )?;
                 const MARGIN: &str = "a number from 0 to 0.5";
                 let margin_utility = p.number("margin", 0.0, 0.0, MARGIN)?;
                 if !mancala_mcts::valid_margin_utility(margin_utility) {
@@ -223,19 +253,18 @@ impl AgentSpec {
                         expected: FinalPick::FORMS,
                     })?,
                 };
-                let reuse = match p.get("reuse") {
-                    None => NET_REUSE,
-                    Some("true") => true,
-                    Some("false") => false,
-                    Some(text) => {
-                        return Err(SpecError::BadNumber {
-                            spec: spec.to_string(),
-                            key: "reuse".into(),
-                            value: text.to_string(),
-                            expected: "true or false",
-                        });
-                    }
-                };
+                let reuse = p.boolean("reuse", NET_REUSE)?;
+                let solver = p.boolean("solver", NET_SOLVER)?;
+                const MINIMAX: &str = "a number from 0 to 1";
+                let minimax = p.number("minimax", NET_MINIMAX, 0.0, MINIMAX)?;
+                if minimax > 1.0 {
+                    return Err(SpecError::BadNumber {
+                        spec: spec.to_string(),
+                        key: "minimax".into(),
+                        value: minimax.to_string(),
+                        expected: MINIMAX,
+                    });
+                }
                 AgentKind::Net {
                     model: PathBuf::from(model),
                     simulations: p.number("sims", NET_SIMULATIONS, 1, "a whole number of at least 1")?,
@@ -245,6 +274,8 @@ impl AgentSpec {
                     gather,
                     pick,
                     reuse,
+                    solver,
+                    minimax,
                 }
             }
             "perfect" => {

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use burn::prelude::Device;
-use mancala_agents::{AgentKind, AgentSpec, FileError, SpecError};
+use mancala_agents::{AgentKind, AgentSpec, FileError, NET_MINIMAX, NET_SOLVER, SpecError};
 use mancala_mcts::FinalPick;
 use mancala_mcts::alphabeta::Limit;
 use mancala_nn::{ModelMeta, NetConfig, NnError, layout, save_model};
@@ -105,8 +105,9 @@ fn specs_parse_into_typed_kinds_with_their_defaults() {
         parse("alphabeta:ms=50"),
         AgentKind::AlphaBeta { limit: Limit::Time(std::time::Duration::from_millis(50)) }
     );
-    assert_eq!(parse("mcts"), AgentKind::Mcts { simulations: 1000, c_puct: 1.5 });
-    assert_eq!(parse("mcts:sims=100,cpuct=2"), AgentKind::Mcts { simulations: 100, c_puct: 2.0 });
+    assert_eq!(parse("mcts"), AgentKind::Mcts { simulations: 1000, c_puct: 1.5, solver: false });
+    assert_eq!(parse("mcts:sims=100,cpuct=2"), AgentKind::Mcts { simulations: 100, c_puct: 2.0, solver: false });
+    assert_eq!(parse("mcts:solver=true"), AgentKind::Mcts { simulations: 1000, c_puct: 1.5, solver: true });
     let net = |simulations: u32, tablebase: Option<&str>, margin_utility: Option<f32>| AgentKind::Net {
         model: "a.mzm".into(),
         simulations,
@@ -116,6 +117,8 @@ fn specs_parse_into_typed_kinds_with_their_defaults() {
         gather: 8,
         pick: FinalPick::IN_PLAY,
         reuse: true,
+        solver: NET_SOLVER,
+        minimax: NET_MINIMAX,
     };
     assert_eq!(parse("net:a.mzm"), net(200, None, None));
     assert_eq!(parse("net:a.mzm,sims=50,tb=k.tb"), net(50, Some("k.tb"), None));
@@ -132,6 +135,8 @@ fn specs_parse_into_typed_kinds_with_their_defaults() {
             gather: 1,
             pick: FinalPick::Value { min_share: 0.5 },
             reuse: true,
+            solver: NET_SOLVER,
+            minimax: NET_MINIMAX,
         }
     );
     let picked = |text: &str| match parse(text) {
@@ -144,6 +149,15 @@ fn specs_parse_into_typed_kinds_with_their_defaults() {
     let reused = |text: &str| matches!(parse(text), AgentKind::Net { reuse: true, .. });
     assert!(reused("net:a.mzm,reuse=true"));
     assert!(!reused("net:a.mzm,sims=800,reuse=false"));
+    let solving = |text: &str| matches!(parse(text), AgentKind::Net { solver: true, .. });
+    assert!(solving("net:a.mzm,solver=true"));
+    assert!(!solving("net:a.mzm,sims=800,solver=false"));
+    let minimax = |text: &str| match parse(text) {
+        AgentKind::Net { minimax, .. } => minimax,
+        other => panic!("{text}: {other:?}"),
+    };
+    assert_eq!(minimax("net:a.mzm,minimax=0"), 0.0);
+    assert_eq!(minimax("net:a.mzm,minimax=1"), 1.0);
     assert_eq!(parse("perfect:db=k.tb"), AgentKind::Perfect { db: "k.tb".into(), fallback: Limit::Depth(8) });
     assert_eq!(parse("perfect:db=k.tb,depth=3"), AgentKind::Perfect { db: "k.tb".into(), fallback: Limit::Depth(3) });
     let spec: AgentSpec = "net:a.mzm,sims=50".parse().unwrap();
@@ -177,6 +191,19 @@ fn every_bad_spec_is_refused_by_name() {
     refused(
         "net:a.mzm,reuse=maybe",
         |e| matches!(e, SpecError::BadNumber { key, value, .. } if key == "reuse" && value == "maybe"),
+    );
+    refused(
+        "net:a.mzm,solver=yes",
+        |e| matches!(e, SpecError::BadNumber { key, value, .. } if key == "solver" && value == "yes"),
+    );
+    refused(
+        "net:a.mzm,minimax=1.5",
+        |e| matches!(e, SpecError::BadNumber { key, value, .. } if key == "minimax" && value == "1.5"),
+    );
+    refused("net:a.mzm,minimax=-0.1", |e| matches!(e, SpecError::BadNumber { key, .. } if key == "minimax"));
+    refused(
+        "mcts:solver=1",
+        |e| matches!(e, SpecError::BadNumber { key, value, .. } if key == "solver" && value == "1"),
     );
     refused(
         "net:a.mzm,margin=0.6",

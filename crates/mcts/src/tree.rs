@@ -119,7 +119,17 @@ pub struct Tree<G: Game> {
     /// The evaluator's value for the player to move, once evaluated (Gumbel's v_mix needs the
     /// root's own evaluation, also after the root moved down by tree reuse).
     raw_value: Vec<f32>,
+    /// Proven bounds on the node's utility under best play, from its mover's view (as
+    /// `value_sum`): [`UNKNOWN`] until the solver narrows them, equal once solved.
+    lower: Vec<f32>,
+    upper: Vec<f32>,
+    /// The minimax of the evaluations below the node (its own until a child has one), from its
+    /// mover's view; NaN before the node is evaluated (implicit minimax backups).
+    minimax: Vec<f32>,
 }
+
+/// The bounds of a node nothing is proven about: every utility lies in [-1, 1].
+pub const UNKNOWN: (f32, f32) = (-1.0, 1.0);
 
 /// Reading a node.
 impl<G: Game> Tree<G> {
@@ -140,6 +150,9 @@ impl<G: Game> Tree<G> {
             num_children: Vec::with_capacity(n),
             terminal_value: Vec::with_capacity(n),
             raw_value: Vec::with_capacity(n),
+            lower: Vec::with_capacity(n),
+            upper: Vec::with_capacity(n),
+            minimax: Vec::with_capacity(n),
         }
     }
 
@@ -230,6 +243,37 @@ impl<G: Game> Tree<G> {
         self.raw_value[node.idx()]
     }
 
+    /// Proven bounds (lower, upper) on the utility of `node` under best play, from its
+    /// mover's view, as [`Tree::value_sum`]; [`UNKNOWN`] where nothing is proven. Only a
+    /// search with the solver on narrows them above terminal nodes.
+    #[inline]
+    pub fn bounds(&self, node: NodeId) -> (f32, f32) {
+        (self.lower[node.idx()], self.upper[node.idx()])
+    }
+
+    /// [`Tree::bounds`] from the view of the player to move at `node`.
+    #[inline]
+    pub fn bounds_for_side(&self, node: NodeId) -> (f32, f32) {
+        let (lo, hi) = self.bounds(node);
+        if self.side[node.idx()] == self.mover[node.idx()] { (lo, hi) } else { (-hi, -lo) }
+    }
+
+    /// Whether the utility of `node` under best play is known exactly (a finished game, or
+    /// every line below it decided).
+    #[inline]
+    pub fn is_solved(&self, node: NodeId) -> bool {
+        self.lower[node.idx()] >= self.upper[node.idx()]
+    }
+
+    /// The minimax of the evaluations in the subtree of `node` (exact at finished games),
+    /// from its mover's view, as [`Tree::value_sum`]; None before `node` is evaluated. Kept
+    /// only by a search with a minimax weight.
+    #[inline]
+    pub fn minimax(&self, node: NodeId) -> Option<f32> {
+        let v = self.minimax[node.idx()];
+        (!v.is_nan()).then_some(v)
+    }
+
     /// The children of `node`, in the order of their actions.
     #[inline]
     pub fn children(&self, node: NodeId) -> Children {
@@ -268,6 +312,9 @@ impl<G: Game> Tree<G> {
         self.num_children.clear();
         self.terminal_value.clear();
         self.raw_value.clear();
+        self.lower.clear();
+        self.upper.clear();
+        self.minimax.clear();
     }
 
     /// Appends a node without children and returns its id.
@@ -296,6 +343,9 @@ impl<G: Game> Tree<G> {
         self.num_children.push(0);
         self.terminal_value.push(0.0);
         self.raw_value.push(0.0);
+        self.lower.push(UNKNOWN.0);
+        self.upper.push(UNKNOWN.1);
+        self.minimax.push(f32::NAN);
         id
     }
 
@@ -318,6 +368,9 @@ impl<G: Game> Tree<G> {
         self.num_children.push(0);
         self.terminal_value.push(other.terminal_value[from]);
         self.raw_value.push(other.raw_value[from]);
+        self.lower.push(other.lower[from]);
+        self.upper.push(other.upper[from]);
+        self.minimax.push(other.minimax[from]);
         id
     }
 
@@ -375,6 +428,10 @@ impl<G: Game> Tree<G> {
             Some(v) => {
                 self.state[i] = NodeState::Terminal;
                 self.terminal_value[i] = v;
+                let own = if side == self.mover[i] { v } else { -v };
+                self.lower[i] = own;
+                self.upper[i] = own;
+                self.minimax[i] = own;
             }
             None => self.state[i] = NodeState::Unevaluated,
         }
@@ -395,6 +452,33 @@ impl<G: Game> Tree<G> {
         self.num_children[i] = (self.len() - first) as u8;
         self.state[i] = NodeState::Expanded;
         self.raw_value[i] = value;
+        self.minimax[i] = if side == self.mover[i] { value } else { -value };
+    }
+
+    /// Recomputes the minimax of expanded `node` from its children's (its own evaluation
+    /// while no child has one); returns whether it changed.
+    #[inline]
+    pub(crate) fn update_minimax(&mut self, node: NodeId) -> bool {
+        let i = node.idx();
+        let mut best = f32::NEG_INFINITY;
+        for c in self.children(node) {
+            let v = self.minimax[c.idx()];
+            if v > best {
+                best = v;
+            }
+        }
+        let side_view = if best == f32::NEG_INFINITY { self.raw_value[i] } else { best };
+        let own = if self.side[i] == self.mover[i] { side_view } else { -side_view };
+        let changed = own != self.minimax[i];
+        self.minimax[i] = own;
+        changed
+    }
+
+    /// Sets the proven bounds of `node`, from its mover's view.
+    #[inline]
+    pub(crate) fn set_bounds(&mut self, node: NodeId, lower: f32, upper: f32) {
+        self.lower[node.idx()] = lower;
+        self.upper[node.idx()] = upper;
     }
 
     #[inline]

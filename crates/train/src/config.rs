@@ -277,6 +277,15 @@ pub struct SearchSection {
     /// position every winning move looks alike; a small weight prefers the one that keeps
     /// the most seeds. The value and margin targets are unchanged.
     pub margin_utility: f32,
+    /// Whether every search of the run backs up proven values from finished games in its
+    /// tree (`mancala_mcts::SearchConfig::solver`): a move proven worse than another is not
+    /// searched further, played or learned, and a solved root ends its search early. A
+    /// config that leaves the key out (every run stored before it) searches without.
+    pub solver: bool,
+    /// Weight of the minimax of a search's evaluations beside its mean values, in selection
+    /// and the final pick (0 to 1; `mancala_mcts::SearchConfig::minimax_weight`, implicit
+    /// minimax backups). A config that leaves the key out searches with the mean alone.
+    pub minimax_weight: f32,
 }
 
 impl Default for SearchSection {
@@ -290,6 +299,8 @@ impl Default for SearchSection {
             dirichlet_fraction: d.dirichlet_fraction,
             gumbel_actions: d.gumbel_actions,
             margin_utility: DEFAULT_MARGIN_UTILITY,
+            solver: false,
+            minimax_weight: 0.0,
         }
     }
 }
@@ -635,6 +646,7 @@ impl RunConfig {
         positive("search.dirichlet_alpha_total", s.dirichlet_alpha_total)?;
         unit("search.dirichlet_fraction", s.dirichlet_fraction)?;
         at_least_one("search.gumbel_actions", s.gumbel_actions as u64)?;
+        unit("search.minimax_weight", s.minimax_weight)?;
         if !mancala_mcts::valid_margin_utility(s.margin_utility) {
             return Err(bad("search.margin_utility", s.margin_utility, "0 to 0.5"));
         }
@@ -772,6 +784,8 @@ impl RunConfig {
             dirichlet_fraction: s.dirichlet_fraction,
             gumbel_actions: s.gumbel_actions,
             margin_utility: s.margin_utility,
+            solver: s.solver,
+            minimax_weight: s.minimax_weight,
             leaves_per_gather: 8,
             ..SearchConfig::default()
         }

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use burn::prelude::{Device, Tensor, TensorData};
-use mancala_mcts::{Evaluator, FinalPick, NodeId, NodeState, RolloutEvaluator, Search, SearchConfig};
+use mancala_mcts::{Evaluator, NodeId, NodeState, RolloutEvaluator, Search, SearchConfig};
 use mancala_nn::{Layout, ModelMeta, Net, NeuralEvaluator, layout_for, load_model};
 use mancala_rules::{Action, AnyGame, Game, Line};
 use mancala_tablebase::Tablebase;
@@ -285,8 +285,8 @@ pub fn think(
     };
     // Batches of leaves help the network; rollouts gain nothing from them.
     let leaves_per_gather = if matches!(brain, Brain::Network { .. }) { 8 } else { 1 };
-    let final_pick = FinalPick::in_play(matches!(brain, Brain::Network { .. }));
-    let config = SearchConfig { simulations, leaves_per_gather, final_pick, ..SearchConfig::default() };
+    let guided = matches!(brain, Brain::Network { .. });
+    let config = SearchConfig { simulations, leaves_per_gather, ..SearchConfig::in_play(guided) };
     let mut search = Search::new(game.clone(), config, seed);
     search.set_root_line(line);
     run_until(&mut search, evaluator.as_mut(), started + time);

@@ -75,12 +75,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let mut source = evaluator_source(args.model.as_deref(), args.no_model)?;
     let evaluator = source.for_game(&game, args.seed)?;
-    let config = SearchConfig {
-        simulations: args.simulations,
-        leaves_per_gather: 8,
-        final_pick: source.final_pick(),
-        ..SearchConfig::default()
-    };
+    let config =
+        SearchConfig { simulations: args.simulations, leaves_per_gather: 8, ..SearchConfig::in_play(source.network()) };
     let mut engine = Opponent {
         search: Search::new(game.clone(), config, args.seed),
         evaluator,

@@ -51,6 +51,14 @@ struct AccuracyArgs {
     /// plays by default) or `visits` (the most visited).
     #[arg(long, default_value = "value")]
     pick: String,
+    /// Weight of the minimax of the search's evaluations beside its mean values (0 to 1; the
+    /// `net` agent's `minimax=W`, by default what it plays with).
+    #[arg(long, default_value_t = mancala_mcts::SearchConfig::IN_PLAY_MINIMAX_WEIGHT)]
+    minimax: f32,
+    /// Back up proven values from finished games in the search's tree (the `net` agent's
+    /// `solver=true`).
+    #[arg(long)]
+    solver: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -112,6 +120,9 @@ fn accuracy(args: AccuracyArgs) -> anyhow::Result<()> {
     if !mancala_mcts::valid_margin_utility(margin_utility) {
         bail!("--margin-utility {margin_utility} is outside 0 to 0.5");
     }
+    if !(0.0..=1.0).contains(&args.minimax) {
+        bail!("--minimax {} is outside 0 to 1", args.minimax);
+    }
     let Some(final_pick) = mancala_mcts::FinalPick::parse(&args.pick) else {
         bail!("--pick {}: expected {}", args.pick, mancala_mcts::FinalPick::FORMS);
     };
@@ -120,6 +131,8 @@ fn accuracy(args: AccuracyArgs) -> anyhow::Result<()> {
         leaves_per_gather: 8,
         margin_utility,
         final_pick,
+        minimax_weight: args.minimax,
+        solver: args.solver,
         ..Default::default()
     };
     let searched = network(net).with_margin_utility(margin_utility).cached(14);

@@ -120,7 +120,7 @@ impl GumbelRoot {
     /// child ranks on g + logit.
     fn score<G: Game>(&self, tree: &Tree<G>, config: &SearchConfig, k: u8) -> f32 {
         let base = self.gumbel[usize::from(k)] + self.logit[usize::from(k)];
-        match child_q(tree, root_child(tree, k)) {
+        match child_q(tree, root_child(tree, k), config) {
             Some(q) => base + sigma(tree, config, q),
             None => base,
         }
@@ -140,11 +140,11 @@ impl GumbelRoot {
     /// unvisited action's q is completed with v_mix (Danihelka et al. 2022, app. D).
     pub(crate) fn improved_policy<G: Game>(&self, tree: &Tree<G>, config: &SearchConfig, out: &mut [f32]) {
         let kids = tree.children(NodeId::ROOT);
-        let completed = mixed_value(tree);
+        let completed = mixed_value(tree, config);
         let mut max = f32::NEG_INFINITY;
         let mut scores = [0.0f32; MAX_ACTIONS];
         for (k, c) in kids.clone().enumerate() {
-            let q = child_q(tree, c).unwrap_or(completed);
+            let q = child_q(tree, c, config).unwrap_or(completed);
             scores[k] = self.logit[k] + sigma(tree, config, q);
             max = max.max(scores[k]);
         }

@@ -8,7 +8,8 @@
 //! The strategies live in their own modules, as in mctx: `select.rs` (PUCT), `gumbel.rs` (the
 //! Gumbel root and sequential halving), `qtransform.rs` (q, sigma and v_mix), `noise.rs`
 //! (Dirichlet root noise), `policy.rs` (move and target from visit counts) and `reuse.rs`
-//! (keeping the subtree of the move played: [`Search::advance`]).
+//! (keeping the subtree of the move played: [`Search::advance`]) and `solver.rs` (proven
+//! bounds backed up from finished games, with [`SearchConfig::solver`]).
 
 mod gumbel;
 mod noise;
@@ -16,6 +17,7 @@ mod policy;
 mod qtransform;
 mod reuse;
 mod select;
+mod solver;
 
 use mancala_rules::{Action, Game, Line, Player};
 use rand::SeedableRng;
@@ -175,10 +177,16 @@ impl<G: Game> Search<G> {
         self.sims_done
     }
 
-    /// True when this move's budget is spent or the root is terminal.
+    /// True when this move's budget is spent, the root is terminal, or (with the solver) the
+    /// root is solved, so that more simulations could not change what it knows.
     pub fn is_done(&self) -> bool {
         self.tree.state(NodeId::ROOT) == NodeState::Terminal
-            || (self.sims_done >= self.config.simulations && self.pending.is_empty())
+            || ((self.sims_done >= self.config.simulations || self.root_solved()) && self.pending.is_empty())
+    }
+
+    /// Whether the solver has proven the root's value.
+    fn root_solved(&self) -> bool {
+        self.config.solver && self.tree.is_solved(NodeId::ROOT)
     }
 
     /// Runs the whole budget with one evaluator (no cross-search batching).
@@ -201,7 +209,7 @@ impl<G: Game> Search<G> {
     /// how many. Terminal nodes met on the way are backed up at once.
     pub fn gather(&mut self, out: &mut Vec<G::Position>) -> usize {
         let mut handed = 0;
-        if self.tree.state(NodeId::ROOT) == NodeState::Terminal {
+        if self.tree.state(NodeId::ROOT) == NodeState::Terminal || self.root_solved() {
             return 0;
         }
         for _ in 0..self.config.leaves_per_gather.max(1) {
@@ -265,6 +273,16 @@ impl<G: Game> Search<G> {
                 NodeState::Pending => return Descent::Collision,
                 NodeState::Terminal => {
                     let v = self.tree.terminal_value(node);
+                    let side = self.tree.side(node);
+                    self.backup(PathRef::Current, v, side);
+                    if self.config.solver {
+                        solver::propagate(&mut self.tree, &self.path);
+                    }
+                    return Descent::Terminal;
+                }
+                NodeState::Expanded if self.config.solver && solver::stops_descent(&self.tree, node) => {
+                    // Solved: every visit is worth its exact value, as at a finished game.
+                    let v = self.tree.bounds_for_side(node).0;
                     let side = self.tree.side(node);
                     self.backup(PathRef::Current, v, side);
                     return Descent::Terminal;
@@ -344,6 +362,15 @@ impl<G: Game> Search<G> {
             let v = if self.tree.mover(n) == leaf_side { value } else { -value };
             self.tree.add_visit(n, v);
         }
+        if self.config.minimax_weight > 0.0 {
+            // The leaf's own minimax is set (its evaluation or its exact result); above it,
+            // each node's changes only while its child's did.
+            for &n in nodes.iter().rev().skip(1) {
+                if !self.tree.update_minimax(n) {
+                    break;
+                }
+            }
+        }
     }
 
     /// Root value for the side to move, from the search.
@@ -351,7 +378,12 @@ impl<G: Game> Search<G> {
         if self.tree.state(NodeId::ROOT) == NodeState::Terminal {
             return self.tree.terminal_value(NodeId::ROOT);
         }
-        self.tree.value_for_side(NodeId::ROOT).unwrap_or(0.0)
+        let value = self.tree.value_for_side(NodeId::ROOT).unwrap_or(0.0);
+        if self.config.solver {
+            let (lo, hi) = self.tree.bounds_for_side(NodeId::ROOT);
+            return value.clamp(lo, hi);
+        }
+        value
     }
 
     /// Visits, prior and value of every root action.
@@ -362,7 +394,7 @@ impl<G: Game> Search<G> {
                 action: self.tree.action(c),
                 visits: self.tree.visits(c),
                 prior: self.tree.prior(c),
-                q: qtransform::child_q(&self.tree, c),
+                q: qtransform::child_q(&self.tree, c, &self.config),
             })
             .collect()
     }
@@ -375,31 +407,41 @@ impl<G: Game> Search<G> {
         if kids.is_empty() {
             return;
         }
-        if self.gumbel.is_active() {
+        if self.root_solved() {
+            // Solved: the moves that keep the proven value are the whole target.
+            policy::proven_best(&self.tree, out);
+        } else if self.gumbel.is_active() {
             self.gumbel.improved_policy(&self.tree, &self.config, out);
+        } else if self.config.solver {
+            policy::visit_shares(&self.tree, out, |c| !solver::proven_worse(&self.tree, c));
         } else {
-            policy::visit_shares(&self.tree, out);
+            policy::visit_shares(&self.tree, out, |_| true);
         }
     }
 
     /// The move to play: Gumbel root: the best survivor of sequential halving; PUCT: by visit
     /// counts, at temperature 0 the most visited (or by `final_pick`), else sampled with
-    /// N^(1/t).
+    /// N^(1/t). With the solver, moves proven worse than another are never played, and a
+    /// proven value better than the pick's mean value overrules it ([`solver`]).
     pub fn select_action(&mut self, temperature: f32) -> Option<Action> {
         let kids = self.tree.children(NodeId::ROOT);
         if kids.is_empty() {
             return None;
         }
+        let solver = self.config.solver;
+        let tree = &self.tree;
+        let keep = |c: NodeId| !solver || !solver::proven_worse(tree, c);
         let child = if self.gumbel.is_active() {
-            self.gumbel.best(&self.tree, &self.config)
+            self.gumbel.best(tree, &self.config)
         } else if temperature <= 1e-3 {
             match self.config.final_pick {
-                FinalPick::Visits => policy::most_visited(&self.tree),
-                FinalPick::Value { min_share } => policy::best_valued(&self.tree, min_share),
+                FinalPick::Visits => policy::most_visited(tree, keep),
+                FinalPick::Value { min_share } => policy::best_valued(tree, min_share, &self.config, keep),
             }
         } else {
-            policy::sample_by_visits(&self.tree, temperature, &mut self.rng)
+            policy::sample_by_visits(tree, temperature, &mut self.rng, keep)
         };
+        let child = if solver && temperature <= 1e-3 { child.map(|c| solver::overrule(tree, c)) } else { child };
         child.map(|c| self.tree.action(c))
     }
 }

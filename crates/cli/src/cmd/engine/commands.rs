@@ -2,7 +2,7 @@
 //! its input before it changes anything, so a refused command leaves the engine as it was.
 
 use anyhow::{Context, anyhow, bail};
-use mancala_mcts::{Evaluator, FinalPick, Search, SearchConfig};
+use mancala_mcts::{Evaluator, Search, SearchConfig};
 use mancala_rules::{AnyGame, Game, IllegalMove, Line, MAX_ACTIONS, PRESETS, PlayError, parse_rules};
 
 use super::evaluators::EvaluatorSource;
@@ -63,7 +63,7 @@ impl Engine {
         let evaluator = source
             .for_game(&game, settings.seed)
             .with_context(|| format!("cannot evaluate {}", game.rules_string()))?;
-        let search = Search::new(game.clone(), search_config(&settings, source.final_pick()), settings.seed);
+        let search = Search::new(game.clone(), search_config(&settings, source.network()), settings.seed);
         Ok(Engine { line: Line::new(game), search, source, evaluator, settings })
     }
 
@@ -150,7 +150,7 @@ impl Engine {
             .for_game(&game, self.settings.seed)
             .with_context(|| format!("cannot evaluate {}", game.rules_string()))?;
         self.search =
-            Search::new(game.clone(), search_config(&self.settings, self.source.final_pick()), self.settings.seed);
+            Search::new(game.clone(), search_config(&self.settings, self.source.network()), self.settings.seed);
         self.evaluator = evaluator;
         self.line = Line::new(game);
         Ok(self.line.game().rules_string())
@@ -223,8 +223,8 @@ impl Engine {
     }
 }
 
-fn search_config(settings: &Settings, final_pick: FinalPick) -> SearchConfig {
-    SearchConfig { simulations: settings.simulations, final_pick, ..SearchConfig::default() }
+fn search_config(settings: &Settings, network: bool) -> SearchConfig {
+    SearchConfig { simulations: settings.simulations, ..SearchConfig::in_play(network) }
 }
 
 /// Why `play` refused a move, without the rules crate's own "illegal move LABEL" prefix (the
@@ -247,6 +247,7 @@ fn three_decimals(x: f32) -> String {
 mod tests {
     use super::*;
     use crate::cmd::engine::RolloutSource;
+    use mancala_mcts::FinalPick;
     use mancala_rules::{Action, Player};
 
     fn engine(rules: &str) -> Engine {
@@ -399,8 +400,8 @@ mod tests {
             self.last_network = game.family() == self.network_for;
             Ok(Box::new(LastMove))
         }
-        fn final_pick(&self) -> FinalPick {
-            FinalPick::in_play(self.last_network)
+        fn network(&self) -> bool {
+            self.last_network
         }
     }
 
@@ -409,10 +410,12 @@ mod tests {
         let source = Box::new(PickSource { network_for: "kalah", last_network: false });
         let mut e = Engine::new(parse_rules("kalah").unwrap(), source).unwrap();
         assert_eq!(e.search.config().final_pick, FinalPick::IN_PLAY);
+        assert_eq!(e.search.config().minimax_weight, SearchConfig::IN_PLAY_MINIMAX_WEIGHT);
         ok(&mut e, "set simulations 30");
         assert_eq!(e.search.config().final_pick, FinalPick::IN_PLAY, "a setting keeps the pick");
         ok(&mut e, "game oware");
         assert_eq!(e.search.config().final_pick, FinalPick::Visits, "a game the source plays by rollouts");
+        assert_eq!(e.search.config().minimax_weight, 0.0);
         ok(&mut e, "game kalah");
         assert_eq!(e.search.config().final_pick, FinalPick::IN_PLAY);
         // Rollouts, as the engine's plain source, keep the most visited move.

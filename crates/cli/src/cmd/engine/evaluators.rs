@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use burn::prelude::Device;
-use mancala_mcts::{Evaluator, FinalPick, RolloutEvaluator};
+use mancala_mcts::{Evaluator, RolloutEvaluator};
 use mancala_nn::NeuralEvaluator;
 use mancala_rules::AnyGame;
 
@@ -22,10 +22,10 @@ pub trait EvaluatorSource {
     /// engine then refuses the `game` command and keeps its current game.
     fn for_game(&mut self, game: &AnyGame, seed: u64) -> anyhow::Result<Box<dyn Evaluator<AnyGame>>>;
 
-    /// The move a finished search over the evaluator `for_game` last handed out plays
-    /// ([`FinalPick::in_play`]).
-    fn final_pick(&self) -> FinalPick {
-        FinalPick::Visits
+    /// Whether the evaluator `for_game` last handed out is a network: the search over it
+    /// then plays with the network's play-time settings ([`mancala_mcts::SearchConfig::in_play`]).
+    fn network(&self) -> bool {
+        false
     }
 }
 
@@ -95,7 +95,7 @@ impl EvaluatorSource for ModelSource {
         }
     }
 
-    fn final_pick(&self) -> FinalPick {
-        FinalPick::in_play(self.network)
+    fn network(&self) -> bool {
+        self.network
     }
 }
