@@ -5,9 +5,9 @@
 
 mod common;
 
-use common::{HashEvaluator, ToyEvaluator, ToyGame, ToyNode, check_sums};
+use common::{HashEvaluator, ToyEvaluator, ToyGame, ToyNode, a_few_plies_in, check_sums};
 use mancala_mcts::{NodeId, NodeState, Search, SearchConfig};
-use mancala_rules::{Line, Player, parse_rules};
+use mancala_rules::Player;
 
 const S: Player = Player::South;
 const N: Player = Player::North;
@@ -55,13 +55,8 @@ fn minimax_by_hand() {
 #[test]
 fn every_node_holds_the_minimax_of_its_children() {
     for rules in ["kalah", "ouril", "oware"] {
-        let game = parse_rules(rules).unwrap();
-        let mut line = Line::new(game.clone());
-        for a in [2, 3, 1] {
-            if line.legal_moves().contains(a) {
-                line.play(a).unwrap();
-            }
-        }
+        let line = a_few_plies_in(rules);
+        let game = line.game().clone();
         for leaves in [1, 4] {
             let c = SearchConfig { leaves_per_gather: leaves, ..config(800, 0.3) };
             let mut search = Search::new(game.clone(), c, 5);

@@ -3,9 +3,9 @@
 
 mod common;
 
-use common::{HashEvaluator, ToyEvaluator, ToyGame, ToyNode, check_sums, position};
+use common::{HashEvaluator, ToyEvaluator, ToyGame, ToyNode, a_few_plies_in, check_sums, position};
 use mancala_mcts::{Evaluator, NodeId, NodeState, RolloutEvaluator, Search, SearchConfig, UniformEvaluator};
-use mancala_rules::{AnyGame, Game, Line, Player, parse_rules};
+use mancala_rules::{AnyGame, Game, Player, parse_rules};
 
 const S: Player = Player::South;
 const N: Player = Player::North;
@@ -95,14 +95,8 @@ fn check_extra_turn_win(game: &AnyGame, pos: mancala_rules::AnyPosition, mover: 
 #[test]
 fn every_node_sums_its_children_with_the_right_signs() {
     for rules in ["kalah", "kalah:4,3", "ouril", "oware"] {
-        let game = parse_rules(rules).unwrap();
-        // A few plies into the game, so extra turns and captures are near.
-        let mut line = Line::new(game.clone());
-        for a in [2, 3, 1] {
-            if line.legal_moves().contains(a) {
-                line.play(a).unwrap();
-            }
-        }
+        let line = a_few_plies_in(rules);
+        let game = line.game().clone();
         for leaves in [1, 4] {
             let config = SearchConfig { simulations: 600, leaves_per_gather: leaves, ..SearchConfig::default() };
             let mut search = Search::new(game.clone(), config, 9);

@@ -229,6 +229,19 @@ pub fn negamax<G: Game>(game: &G, pos: &G::Position, depth: u32, score: &impl Fn
     best
 }
 
+/// The game of `rules` a few plies in (moves 2, 3, 1 where legal), so that extra turns and
+/// captures are near the root of a search.
+pub fn a_few_plies_in(rules: &str) -> mancala_rules::Line<mancala_rules::AnyGame> {
+    let game = mancala_rules::parse_rules(rules).unwrap_or_else(|e| panic!("{rules}: {e}"));
+    let mut line = mancala_rules::Line::new(game);
+    for a in [2, 3, 1] {
+        if line.legal_moves().contains(a) {
+            line.play(a).unwrap();
+        }
+    }
+    line
+}
+
 /// Parses a rules string and a protocol position line.
 pub fn position(rules: &str, line: &str) -> (mancala_rules::AnyGame, mancala_rules::AnyPosition) {
     let game = mancala_rules::parse_rules(rules).unwrap_or_else(|e| panic!("{rules}: {e}"));
