@@ -7,7 +7,7 @@
 //! | `greedy` | the largest immediate capture |
 //! | `alphabeta:depth=D` or `alphabeta:ms=M` (`ab`) | alpha-beta, default depth 4 |
 //! | `mcts:sims=N[,cpuct=C][,solver=B]` | MCTS with random rollouts, default 1000 simulations; `solver=true` backs up proven values from finished games in the tree |
-//! | `net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B][,solver=B]` | a trained model with MCTS, default 200 simulations; `tb` answers positions inside an endgame database exactly; `margin` weighs the seed margin in the search's value (0 to 0.5); `cpuct`, `gather` tune the search; `pick` is `value` (default) or `value:S`, the move of the best mean value among those with at least S (one half) of the top visits, or `visits`, the most visited; `reuse=false` searches every move afresh instead of keeping the tree of the moves played since its last search; `solver` backs up proven values from finished games in the tree |
+//! | `net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B][,minimax=W][,solver=B]` | a trained model with MCTS, default 200 simulations; `tb` answers positions inside an endgame database exactly; `margin` weighs the seed margin in the search's value (0 to 0.5); `cpuct`, `gather` tune the search; `pick` is `value` (default) or `value:S`, the move of the best mean value among those with at least S (one half) of the top visits, or `visits`, the most visited; `reuse=false` searches every move afresh instead of keeping the tree of the moves played since its last search; `minimax` (0.25 by default, 0 to 1) weighs the minimax of the search's evaluations beside their mean; `solver` backs up proven values from finished games in the tree |
 //! | `perfect:db=FILE[,depth=D\|ms=M]` | the database's best moves inside it, alpha-beta (depth 8) outside it |
 //!
 //! A spec is parsed once into an [`AgentSpec`] (syntax and numbers, no files), checked
@@ -42,7 +42,7 @@ pub use spec::{
 
 /// Every spec form, for error messages and help texts.
 pub const ALL_AGENTS: &str = "random, greedy, alphabeta:depth=D, alphabeta:ms=M, mcts:sims=N[,cpuct=C][,solver=B], \
-     net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B][,solver=B], perfect:db=FILE[,depth=D|ms=M]";
+     net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B][,minimax=W][,solver=B], perfect:db=FILE[,depth=D|ms=M]";
 
 impl AgentSpec {
     /// Checks that the files the spec names exist and are for `game`, reading them into the

@@ -51,7 +51,7 @@ pub enum AgentKind {
     /// `mcts:sims=N[,cpuct=C][,solver=B]`: MCTS with random rollouts; `solver=true` backs up
     /// proven values from finished games in the tree (off by default: the yardstick).
     Mcts { simulations: u32, c_puct: f32, solver: bool },
-    /// `net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B][,solver=B]`: a trained model guiding
+    /// `net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B][,minimax=W][,solver=B]`: a trained model guiding
     /// MCTS, with exact values from an endgame database at the leaves inside it when `tb` is
     /// given, and the seed margin weighted `W` in the value its search maximises (without
     /// `margin`, the weight the model's run searched with, which its file names; 0 for older
@@ -63,7 +63,9 @@ pub enum AgentKind {
     /// keeps the subtree of the moves played since the agent's last search, as self-play does,
     /// adding its simulations to the visits kept there. `solver` (`true` or `false`, by
     /// default [`NET_SOLVER`]): whether the search backs up proven values from finished
-    /// games in its tree, never playing a move proven worse than another.
+    /// games in its tree, never playing a move proven worse than another. `minimax` (0 to 1,
+    /// by default [`NET_MINIMAX`]): the weight of the minimax of the search's evaluations
+    /// beside their mean (implicit minimax backups).
     Net {
         model: PathBuf,
         simulations: u32,
@@ -215,7 +217,7 @@ impl AgentSpec {
                 let missing = || SpecError::Missing {
                     spec: spec.to_string(),
                     what: "a model file",
-                    form: "net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B][,solver=B]",
+                    form: "net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B][,minimax=W][,solver=B]",
                 };
                 let model = pieces.next().filter(|f| !f.contains('=')).ok_or_else(missing)?;
                 let p = Params::split(
