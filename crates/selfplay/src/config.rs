@@ -20,11 +20,19 @@ pub struct SelfPlayConfig {
     pub fast_simulations: u32,
     /// Share of moves that get the full search.
     pub full_search_share: f64,
-    /// Plies played with `temperature`; later plies take the most visited move.
+    /// Plies played with `temperature`; later plies take `temperature_final`.
     pub temperature_plies: u32,
     /// PUCT root: in those plies moves are sampled with visits^(1/temperature) (0 to 10; 0:
     /// the most visited move).
     pub temperature: f32,
+    /// With a half-life above 0, the temperature of ply p within `temperature_plies` decays
+    /// from `temperature` towards `temperature_final`, halving the gap every
+    /// `temperature_halflife` plies (KataGo's move temperature); 0 keeps `temperature` for
+    /// all those plies.
+    pub temperature_halflife: f32,
+    /// The temperature after `temperature_plies` (0 to 10; 0, the default: the most visited
+    /// move), and where a half-life decays to.
+    pub temperature_final: f32,
     /// Leaves each search hands out per batched network call.
     pub leaves_per_gather: usize,
     /// Where the leaves are evaluated: `direct` (each self-play thread calls its own copy of
@@ -69,6 +77,8 @@ impl Default for SelfPlayConfig {
             full_search_share: 0.25,
             temperature_plies: 12,
             temperature: 1.0,
+            temperature_halflife: 0.0,
+            temperature_final: 0.0,
             leaves_per_gather: 4,
             inference: Inference::Direct,
             service_batch: 256,
@@ -78,6 +88,19 @@ impl Default for SelfPlayConfig {
 }
 
 impl SelfPlayConfig {
+    /// The temperature self-play samples the move of ply `ply` with (see
+    /// `temperature_plies`, `temperature_halflife` and `temperature_final`).
+    pub fn temperature_at(&self, ply: u32) -> f32 {
+        if ply >= self.temperature_plies {
+            return self.temperature_final;
+        }
+        if self.temperature_halflife <= 0.0 {
+            return self.temperature;
+        }
+        let gap = self.temperature - self.temperature_final;
+        self.temperature_final + gap * 0.5f32.powf(ply as f32 / self.temperature_halflife)
+    }
+
     /// Checks every value; the error names the key and what is allowed.
     ///
     /// # Errors
@@ -98,6 +121,15 @@ impl SelfPlayConfig {
         }
         if !(self.temperature >= 0.0 && self.temperature <= 10.0) {
             return Err(format!("selfplay.temperature must be in [0, 10], got {}", self.temperature));
+        }
+        if !(self.temperature_final >= 0.0 && self.temperature_final <= 10.0) {
+            return Err(format!("selfplay.temperature_final must be in [0, 10], got {}", self.temperature_final));
+        }
+        if !(self.temperature_halflife >= 0.0 && self.temperature_halflife.is_finite()) {
+            return Err(format!(
+                "selfplay.temperature_halflife must be a finite number of plies of at least 0, got {}",
+                self.temperature_halflife
+            ));
         }
         if !(1..=MAX_SERVICE_BATCH).contains(&self.service_batch) {
             return Err(format!(

@@ -389,7 +389,7 @@ fn step<G: Game>(rules: &Rules<'_, G>, lay: &Layout, s: &mut Slot<G>) -> Option<
         s.search.policy_target(&mut policy);
         s.rows.push(PendingRow { side, row: new_row(game, lay, &pos, policy, s.search.root_value()) });
     }
-    let temperature = if (s.line.len() as u32) < config.temperature_plies { config.temperature } else { 0.0 };
+    let temperature = config.temperature_at(s.line.len() as u32);
     let action = s.search.select_action(temperature).expect("an ongoing game has a move");
     s.line.play(action).expect("search picks legal moves");
     let outcome = match s.line.status().outcome() {

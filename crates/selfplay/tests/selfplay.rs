@@ -208,3 +208,33 @@ fn a_stop_returns_the_games_finished_so_far() {
     let out = play_games(&game, &config(1), &search, None, 6, 1, |_| UniformEvaluator, &|_| {}, &running);
     assert_eq!(out.games.len(), 6);
 }
+
+#[test]
+fn the_temperature_steps_or_decays_as_configured() {
+    // The cut-off: `temperature` for the first plies, then the most visited move.
+    let step = SelfPlayConfig { temperature_plies: 4, temperature: 1.0, ..SelfPlayConfig::default() };
+    let temps: Vec<f32> = (0..6).map(|p| step.temperature_at(p)).collect();
+    assert_eq!(temps, [1.0, 1.0, 1.0, 1.0, 0.0, 0.0]);
+    // A half-life of 2 plies from 1.0 towards 0.2: the gap halves every two plies, and past
+    // `temperature_plies` the final temperature holds.
+    let decay = SelfPlayConfig {
+        temperature_plies: 100,
+        temperature: 1.0,
+        temperature_halflife: 2.0,
+        temperature_final: 0.2,
+        ..SelfPlayConfig::default()
+    };
+    for (ply, want) in [(0, 1.0), (2, 0.6), (4, 0.4), (6, 0.3), (100, 0.2), (500, 0.2)] {
+        assert!((decay.temperature_at(ply) - want).abs() < 1e-6, "ply {ply}: {}", decay.temperature_at(ply));
+    }
+    assert!(decay.validate().is_ok());
+    for bad in [
+        SelfPlayConfig { temperature_final: -0.1, ..decay.clone() },
+        SelfPlayConfig { temperature_final: f32::NAN, ..decay.clone() },
+        SelfPlayConfig { temperature_halflife: -1.0, ..decay.clone() },
+        SelfPlayConfig { temperature_halflife: f32::INFINITY, ..decay.clone() },
+    ] {
+        let err = bad.validate().unwrap_err();
+        assert!(err.contains("selfplay.temperature_"), "{err}");
+    }
+}
