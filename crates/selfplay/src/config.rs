@@ -119,12 +119,12 @@ impl SelfPlayConfig {
         if !(0.0..=1.0).contains(&self.full_search_share) || self.full_search_share == 0.0 {
             return Err(format!("selfplay.full_search_share must be in (0, 1], got {}", self.full_search_share));
         }
-        if !(self.temperature >= 0.0 && self.temperature <= 10.0) {
-            return Err(format!("selfplay.temperature must be in [0, 10], got {}", self.temperature));
-        }
-        if !(self.temperature_final >= 0.0 && self.temperature_final <= 10.0) {
-            return Err(format!("selfplay.temperature_final must be in [0, 10], got {}", self.temperature_final));
-        }
+        // Written as a negated test so that NaN is refused too.
+        let temperature = |key: &str, t: f32| {
+            if !(0.0..=10.0).contains(&t) { Err(format!("selfplay.{key} must be in [0, 10], got {t}")) } else { Ok(()) }
+        };
+        temperature("temperature", self.temperature)?;
+        temperature("temperature_final", self.temperature_final)?;
         if !(self.temperature_halflife >= 0.0 && self.temperature_halflife.is_finite()) {
             return Err(format!(
                 "selfplay.temperature_halflife must be a finite number of plies of at least 0, got {}",
