@@ -154,15 +154,14 @@ pub fn layout_for<G: Game>(game: &G, version: u32) -> Result<Layout, UnknownEnco
     Ok(Layout { version, pits, pit_channels, control, sowing, globals: 2 + state.count(), state })
 }
 
-/// Whether a sowing can leave the same side to move: Kalah (the last seed in the store) and
-/// Ouril (the bonus move of a grand slam).
+/// Whether a sowing can leave the same side to move (Kalah's store, Ouril's grand slam).
 fn has_extra_turns<G: Game>(game: &G) -> bool {
-    game.rules_string().starts_with("kalah") || game.bonus_move(&game.start()).is_some()
+    game.moves_twice()
 }
 
 /// Whether pits may be controlled by the player who does not own their row (Ba-awa).
 fn has_control<G: Game>(game: &G) -> bool {
-    game.rules_string().starts_with("ba-awa")
+    game.control_changes()
 }
 
 /// Writes the features of `pos` into `out` (length `layout.inputs()`).

@@ -6,6 +6,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use mancala_rules::sowing::Described;
 use mancala_rules::{AnyGame, Game, parse_rules};
 
 /// wyrand: one multiply a number, so the generator does not dominate a move's cost.
@@ -61,7 +62,12 @@ fn rules(c: &mut Criterion) {
             AnyGame::Kalah(g) => bench_game(c, name, &g),
             AnyGame::BaAwa(g) => bench_game(c, name, &g),
             AnyGame::Owela(g) => bench_game(c, name, &g),
+            AnyGame::Described(g) => bench_game(c, name, &g),
         }
+        // The same game played by the sowing engine from its description.
+        let game = parse_rules(name).expect("a preset");
+        let described = Described::new(game.description()).expect("a preset's description is valid");
+        bench_game(c, &format!("{name}-described"), &described);
     }
 }
 

@@ -15,6 +15,7 @@ use crate::oware::{Oware, OwarePosition};
 use crate::owela::{Owela, OwelaPosition};
 use crate::player::{ByPlayer, Player};
 use crate::setup::Setup;
+use crate::sowing::{Described, DescribedPosition, Description, fast_path};
 
 /// Every preset name [`parse_rules`] knows.
 pub const PRESETS: &[&str] = &["oware", "abapa", "ouril", "awale", "oware-capture-all", "kalah", "ba-awa", "owela"];
@@ -26,6 +27,8 @@ pub enum AnyGame {
     Kalah(Kalah),
     BaAwa(BaAwa),
     Owela(Owela),
+    /// Any other sowing game, played from its description.
+    Described(Described),
 }
 
 /// A position of an [`AnyGame`]; its variant always matches the game's.
@@ -35,14 +38,29 @@ pub enum AnyPosition {
     Kalah(KalahPosition),
     BaAwa(BaAwaPosition),
     Owela(OwelaPosition),
+    Described(DescribedPosition),
 }
 
 /// Reads a rules string: a preset (`oware`, `abapa`, `ouril`, `awale`, `oware-capture-all`,
-/// `kalah`, `kalah:H,S`, `ba-awa`, `owela`) then `key=value` options.
+/// `kalah`, `kalah:H,S`, `ba-awa`, `owela`) then `key=value` options; or a game description:
+/// the path of a description file (`my-game.toml`), or `sowing {...}`, the one-line form a
+/// described game's rules string, a model file and a shard carry.
+///
+/// A description equal to a preset is played by the preset's hand-written engine.
 ///
 /// # Errors
-/// [`RulesError`] naming the unknown preset, key or value and listing what is allowed.
+/// [`RulesError`] naming the unknown preset, key or value and listing what is allowed, or
+/// what is wrong with a description (its key and why) or its file.
 pub fn parse_rules(text: &str) -> Result<AnyGame, RulesError> {
+    let trimmed = text.trim();
+    if let Some(json) = trimmed.strip_prefix("sowing ") {
+        return from_description(Description::from_canonical(json.trim())?);
+    }
+    if trimmed.ends_with(".toml") {
+        let file = |reason: String| RulesError::DescriptionFile { path: trimmed.to_string(), reason };
+        let body = std::fs::read_to_string(trimmed).map_err(|e| file(e.to_string()))?;
+        return from_description(Description::from_toml(&body).map_err(|e| file(e.to_string()))?);
+    }
     let spec = RulesSpec::parse(text, PRESETS)?;
     match spec.preset.as_str() {
         "oware" | "abapa" | "ouril" | "awale" | "oware-capture-all" => Ok(AnyGame::Oware(Oware::from_spec(&spec)?)),
@@ -53,6 +71,19 @@ pub fn parse_rules(text: &str) -> Result<AnyGame, RulesError> {
     }
 }
 
+/// The game a description states: a preset's hand-written engine when the description
+/// equals that preset, the sowing engine otherwise.
+///
+/// # Errors
+/// [`RulesError::Description`] naming the key and why the description cannot be played.
+pub fn from_description(description: Description) -> Result<AnyGame, RulesError> {
+    let rules = description.resolve()?;
+    if let Some(game) = fast_path(&rules) {
+        return Ok(game);
+    }
+    Ok(AnyGame::Described(Described::new(description)?))
+}
+
 impl std::str::FromStr for AnyGame {
     type Err = RulesError;
     fn from_str(s: &str) -> Result<Self, RulesError> {
@@ -61,14 +92,59 @@ impl std::str::FromStr for AnyGame {
 }
 
 impl AnyGame {
-    /// The game family's name: `oware`, `kalah`, `ba-awa` or `owela`.
+    /// The game family's name: `oware`, `kalah`, `ba-awa`, `owela`, or `sowing` for a
+    /// described game.
     pub fn family(&self) -> &'static str {
         match self {
             AnyGame::Oware(_) => "oware",
             AnyGame::Kalah(_) => "kalah",
             AnyGame::BaAwa(_) => "ba-awa",
             AnyGame::Owela(_) => "owela",
+            AnyGame::Described(_) => "sowing",
         }
+    }
+
+    /// The game's short name: the preset family, or a described game's `name`.
+    pub fn name(&self) -> &str {
+        match self {
+            AnyGame::Described(g) => g.name(),
+            other => other.family(),
+        }
+    }
+
+    /// The game as a description: a described game's own, a preset's written out
+    /// ([`crate::sowing::preset_description`]).
+    pub fn description(&self) -> Description {
+        crate::sowing::preset_description(self)
+    }
+
+    /// Plays a legal action and records it seed by seed ([`crate::sowing::Trace`]: lifts,
+    /// seeds dropped, stores, captures, relays, the end), for every game: a preset's move is
+    /// traced by the sowing engine on its description, which plays the same moves
+    /// (`tests/described.rs`); the position returned is the game's own.
+    ///
+    /// # Errors
+    /// [`IllegalMove`] naming the move and why.
+    pub fn play_traced(
+        &self,
+        pos: &AnyPosition,
+        action: Action,
+    ) -> Result<(AnyPosition, Sowing, crate::sowing::Trace), IllegalMove> {
+        let (next, sowing) = self.play(pos, action)?;
+        let trace = match (self, pos) {
+            (AnyGame::Described(g), AnyPosition::Described(p)) => g.play_traced(p, action)?.2,
+            _ => {
+                let described = Described::new(self.description()).expect("a preset's description is valid");
+                let mut setup = self.to_setup(pos);
+                // Match play's controllers are a Ba-awa state the description keeps too.
+                if described.rules().from == crate::sowing::SowFrom::Own {
+                    setup.controllers = None;
+                }
+                let p = described.from_setup(&setup).expect("a preset's position reads as its description's");
+                described.play_traced(&p, action)?.2
+            }
+        };
+        Ok((next, sowing, trace))
     }
 }
 
@@ -81,6 +157,7 @@ macro_rules! with_pos {
             (AnyGame::Kalah($g), AnyPosition::Kalah($p)) => $body,
             (AnyGame::BaAwa($g), AnyPosition::BaAwa($p)) => $body,
             (AnyGame::Owela($g), AnyPosition::Owela($p)) => $body,
+            (AnyGame::Described($g), AnyPosition::Described($p)) => $body,
             _ => panic!("a position of another game was passed to {}", $self.rules_string()),
         }
     };
@@ -93,6 +170,7 @@ macro_rules! with_game {
             AnyGame::Kalah($g) => $body,
             AnyGame::BaAwa($g) => $body,
             AnyGame::Owela($g) => $body,
+            AnyGame::Described($g) => $body,
         }
     };
 }
@@ -110,6 +188,7 @@ impl Game for AnyGame {
             AnyGame::Kalah(g) => AnyPosition::Kalah(g.start()),
             AnyGame::BaAwa(g) => AnyPosition::BaAwa(g.start()),
             AnyGame::Owela(g) => AnyPosition::Owela(g.start()),
+            AnyGame::Described(g) => AnyPosition::Described(g.start()),
         }
     }
 
@@ -142,6 +221,9 @@ impl Game for AnyGame {
             (AnyGame::Kalah(g), AnyPosition::Kalah(p)) => g.play(p, action).map(|(p, s)| (AnyPosition::Kalah(p), s)),
             (AnyGame::BaAwa(g), AnyPosition::BaAwa(p)) => g.play(p, action).map(|(p, s)| (AnyPosition::BaAwa(p), s)),
             (AnyGame::Owela(g), AnyPosition::Owela(p)) => g.play(p, action).map(|(p, s)| (AnyPosition::Owela(p), s)),
+            (AnyGame::Described(g), AnyPosition::Described(p)) => {
+                g.play(p, action).map(|(p, s)| (AnyPosition::Described(p), s))
+            }
             _ => panic!("a position of another game was passed to {}", self.rules_string()),
         }
     }
@@ -170,6 +252,18 @@ impl Game for AnyGame {
 
     fn plies_left(&self, pos: &AnyPosition) -> Option<u16> {
         with_pos!(self, pos, |g, p| g.plies_left(p))
+    }
+
+    fn moves_twice(&self) -> bool {
+        with_game!(self, |g| g.moves_twice())
+    }
+
+    fn control_changes(&self) -> bool {
+        with_game!(self, |g| g.control_changes())
+    }
+
+    fn endgame_database(&self) -> Result<(), String> {
+        with_game!(self, |g| g.endgame_database())
     }
 
     fn bonus_move(&self, pos: &AnyPosition) -> Option<bool> {
@@ -210,6 +304,7 @@ impl Game for AnyGame {
             (AnyGame::Kalah(g), AnyPosition::Kalah(p)) => g.passed(p).map(AnyPosition::Kalah),
             (AnyGame::BaAwa(g), AnyPosition::BaAwa(p)) => g.passed(p).map(AnyPosition::BaAwa),
             (AnyGame::Owela(g), AnyPosition::Owela(p)) => g.passed(p).map(AnyPosition::Owela),
+            (AnyGame::Described(g), AnyPosition::Described(p)) => g.passed(p).map(AnyPosition::Described),
             _ => panic!("a position of another game was passed to {}", self.rules_string()),
         }
     }
@@ -224,6 +319,7 @@ impl Game for AnyGame {
             AnyGame::Kalah(g) => g.from_setup(setup).map(AnyPosition::Kalah),
             AnyGame::BaAwa(g) => g.from_setup(setup).map(AnyPosition::BaAwa),
             AnyGame::Owela(g) => g.from_setup(setup).map(AnyPosition::Owela),
+            AnyGame::Described(g) => g.from_setup(setup).map(AnyPosition::Described),
         }
     }
 

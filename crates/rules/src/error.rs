@@ -41,6 +41,12 @@ pub enum RulesError {
     Duplicate { key: String },
     #[error("bad size in '{text}': {reason}")]
     BadSize { text: String, reason: String },
+    #[error("bad game description: {key}: {reason}")]
+    Description { key: String, reason: String },
+    #[error("cannot read game description: {reason}")]
+    DescriptionSyntax { reason: String },
+    #[error("cannot read game description file {path}: {reason}")]
+    DescriptionFile { path: String, reason: String },
 }
 
 /// A raw position ([`crate::Setup`]) that is not a valid position of the game.

@@ -127,6 +127,30 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
         None
     }
 
+    /// Whether a sowing can leave the same side to move (Kalah's last seed in the store,
+    /// Ouril's grand slam): whether a player may move twice in a row. The input encoding
+    /// gives such games a moves-again channel.
+    fn moves_twice(&self) -> bool {
+        false
+    }
+
+    /// Whether houses may be controlled by the player who does not own them (Ba-awa), so
+    /// that the controllers are part of a position. The input encoding gives such games a
+    /// control channel.
+    fn control_changes(&self) -> bool {
+        false
+    }
+
+    /// Whether a retrograde endgame database can hold this game: its positions must be
+    /// just the board, the scores and the side to move, and seeds must leave the board for
+    /// good. `Err` says why not, in words.
+    ///
+    /// # Errors
+    /// The reason an endgame database cannot describe the game.
+    fn endgame_database(&self) -> Result<(), String> {
+        Err("this game's positions are not only its board and scores".to_string())
+    }
+
     /// Seeds captured (or in the stores) of each player.
     fn scores(&self, pos: &Self::Position) -> ByPlayer<u16>;
 

@@ -30,8 +30,9 @@ pub mod oware;
 pub mod owela;
 pub mod player;
 pub mod setup;
+pub mod sowing;
 
-pub use any::{AnyGame, AnyPosition, PRESETS, parse_rules};
+pub use any::{AnyGame, AnyPosition, PRESETS, from_description, parse_rules};
 pub use error::{IllegalMove, MoveParseError, RulesError, SetupError};
 pub use game::{Game, Sowing, passed_by_setup};
 pub use line::{Line, PlayError};

@@ -358,6 +358,10 @@ impl Game for Owela {
     }
 
     /// The seeds on each player's side (Owela has no captures or stores).
+    fn endgame_database(&self) -> Result<(), String> {
+        Err("Owela never takes seeds off the board, so there are no endgame layers".to_string())
+    }
+
     fn scores(&self, pos: &OwelaPosition) -> ByPlayer<u16> {
         ByPlayer::from_fn(|p| self.side_seeds(pos, p))
     }

@@ -4,7 +4,8 @@ use std::fmt;
 use std::ops::{Index, IndexMut, Not};
 
 /// One of the two players. South moves first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Player {
     /// Player 0: owns the pits labelled with capitals and moves first.
     South = 0,

@@ -269,23 +269,5 @@ impl Tablebase {
 /// # Errors
 /// [`TablebaseError::Unsupported`] naming the rules and why.
 pub fn check_supported(game: &AnyGame) -> Result<(), TablebaseError> {
-    let unsupported = |reason: &str| TablebaseError::Unsupported { rules: game.rules_string(), reason: reason.into() };
-    match game {
-        AnyGame::Oware(_) => {
-            let rules = game.rules_string();
-            if rules.contains("grand_slam=extra-turn") {
-                // After an Ouril grand slam the same player moves again under a constraint the
-                // position line cannot write down: (board, side) would not be the whole state.
-                return Err(unsupported("the extra-turn grand slam leaves state the board does not show"));
-            }
-            if rules.contains("cycle=plies") {
-                // The plies since the last capture would be part of the state.
-                return Err(unsupported("cycle=plies:N counts plies the board does not show; use cycle=repetition"));
-            }
-            Ok(())
-        }
-        AnyGame::Kalah(_) => Ok(()),
-        AnyGame::BaAwa(_) => Err(unsupported("Ba-awa pits change controller, so the board alone is not the position")),
-        AnyGame::Owela(_) => Err(unsupported("Owela never takes seeds off the board, so there are no endgame layers")),
-    }
+    game.endgame_database().map_err(|reason| TablebaseError::Unsupported { rules: game.rules_string(), reason })
 }

@@ -29,6 +29,20 @@ pub struct StoredModel {
     pub net: Net,
 }
 
+/// The config a run stores: as given, except that a game named by a description file is
+/// written out as its one-line description, so the run stands alone (a resume or a worker on
+/// another machine needs no file).
+fn standalone_config(text: &str, config: &RunConfig, game: &AnyGame) -> Result<String, TrainError> {
+    if !config.game.rules.trim().ends_with(".toml") {
+        return Ok(text.to_string());
+    }
+    let mut table: toml::Table = toml::from_str(text).map_err(|e| TrainError::Config(e.to_string()))?;
+    if let Some(toml::Value::Table(section)) = table.get_mut("game") {
+        section.insert("rules".to_string(), toml::Value::String(game.rules_string()));
+    }
+    toml::to_string(&table).map_err(|e| TrainError::Config(e.to_string()))
+}
+
 impl Run {
     /// Creates a run in an empty store: the config, the initial network as generation 0 (its
     /// candidate record and the best pointer), and `run.json` last. A store that already
@@ -46,6 +60,7 @@ impl Run {
             return Err(old_layout(&store));
         }
         let game = config.game()?;
+        let config_text = standalone_config(config_text, &config, &game)?;
         store.put(layout::CONFIG, config_text.as_bytes())?;
         let device = mancala_nn::training_device(config.network.device.as_str())?;
         let learner = Learner::new(config.net_config(&game), config.optim_config(), device, config.run.seed);

@@ -51,6 +51,7 @@ pub fn steps(game: &AnyGame, before: &AnyPosition, after: &AnyPosition, side: Pl
             course.owela(side, origin, game.pits(before).len() / 4);
             true
         }
+        AnyGame::Described(_) => return None,
     };
     let after_pits = game.pits(after);
     let traced = &course.now.pits;

@@ -216,6 +216,14 @@ impl Game for BaAwa {
         MoveMask(u64::from(mask))
     }
 
+    fn control_changes(&self) -> bool {
+        true
+    }
+
+    fn endgame_database(&self) -> Result<(), String> {
+        Err("Ba-awa pits change controller, so the board alone is not the position".to_string())
+    }
+
     /// # Panics
     /// May panic (or leave a meaningless position) if `action` is not legal.
     fn play_unchecked(&self, pos: &mut BaAwaPosition, action: Action) -> Sowing {

@@ -276,6 +276,14 @@ impl Game for Kalah {
         hash_pits(&pos.pits[..2 * self.houses()], extra)
     }
 
+    fn moves_twice(&self) -> bool {
+        true
+    }
+
+    fn endgame_database(&self) -> Result<(), String> {
+        Ok(())
+    }
+
     fn scores(&self, pos: &KalahPosition) -> ByPlayer<u16> {
         pos.stores.map(u16::from)
     }

@@ -719,6 +719,22 @@ impl Game for Oware {
         Some(self.capture_limit().map_or(left, |n| left.min(n.saturating_sub(pos.since_capture))))
     }
 
+    fn moves_twice(&self) -> bool {
+        self.options.grand_slam == GrandSlam::ExtraTurn
+    }
+
+    fn endgame_database(&self) -> Result<(), String> {
+        if self.options.grand_slam == GrandSlam::ExtraTurn {
+            // After an Ouril grand slam the same player moves again under a constraint the
+            // position line cannot write down: (board, side) would not be the whole state.
+            return Err("the extra-turn grand slam leaves state the board does not show".to_string());
+        }
+        if self.capture_limit().is_some() {
+            return Err("cycle=plies:N counts plies the board does not show; use cycle=repetition".to_string());
+        }
+        Ok(())
+    }
+
     fn bonus_move(&self, pos: &OwarePosition) -> Option<bool> {
         (self.options.grand_slam == GrandSlam::ExtraTurn).then_some(pos.bonus)
     }

@@ -31,6 +31,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         AnyGame::Kalah(g) => searches(g, args.simulations, seconds, args.seed),
         AnyGame::BaAwa(g) => searches(g, args.simulations, seconds, args.seed),
         AnyGame::Owela(g) => searches(g, args.simulations, seconds, args.seed),
+        AnyGame::Described(g) => searches(g, args.simulations, seconds, args.seed),
     };
     println!("game: {}", game.rules_string());
     println!(

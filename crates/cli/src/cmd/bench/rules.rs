@@ -31,6 +31,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         AnyGame::Kalah(g) => playouts(g, seconds, args.seed),
         AnyGame::BaAwa(g) => playouts(g, seconds, args.seed),
         AnyGame::Owela(g) => playouts(g, seconds, args.seed),
+        AnyGame::Described(g) => playouts(g, seconds, args.seed),
     };
     println!("game: {}", game.rules_string());
     println!("playouts: {} in {:.2} s", tally.games, tally.elapsed.as_secs_f64());
