@@ -43,8 +43,9 @@ pub enum AnyPosition {
 
 /// Reads a rules string: a preset (`oware`, `abapa`, `ouril`, `awale`, `oware-capture-all`,
 /// `kalah`, `kalah:H,S`, `ba-awa`, `owela`) then `key=value` options; or a game description:
-/// the path of a description file (`my-game.toml`), or `sowing {...}`, the one-line form a
-/// described game's rules string, a model file and a shard carry.
+/// the name of a catalogue game ([`crate::catalogue`]), the path of a description file
+/// (`my-game.toml`), or `sowing {...}`, the one-line form a described game's rules string, a
+/// model file and a shard carry.
 ///
 /// A description equal to a preset is played by the preset's hand-written engine.
 ///
@@ -55,6 +56,9 @@ pub fn parse_rules(text: &str) -> Result<AnyGame, RulesError> {
     let trimmed = text.trim();
     if let Some(json) = trimmed.strip_prefix("sowing ") {
         return from_description(Description::from_canonical(json.trim())?);
+    }
+    if let Some(text) = crate::catalogue::find(trimmed) {
+        return from_description(Description::from_toml(text)?);
     }
     if trimmed.ends_with(".toml") {
         let file = |reason: String| RulesError::DescriptionFile { path: trimmed.to_string(), reason };
@@ -67,7 +71,15 @@ pub fn parse_rules(text: &str) -> Result<AnyGame, RulesError> {
         "kalah" => Ok(AnyGame::Kalah(Kalah::from_spec(&spec)?)),
         "ba-awa" | "ba_awa" | "baawa" => Ok(AnyGame::BaAwa(BaAwa::from_spec(&spec)?)),
         "owela" => Ok(AnyGame::Owela(Owela::from_spec(&spec)?)),
-        _ => Err(RulesError::UnknownPreset { name: spec.preset.clone(), allowed: PRESETS.join(", ") }),
+        _ => {
+            let catalogue: Vec<&str> = crate::catalogue::GAMES.iter().map(|(n, _)| *n).collect();
+            let allowed = format!(
+                "{}; a catalogue game ({}); or a description file NAME.toml",
+                PRESETS.join(", "),
+                catalogue.join(", ")
+            );
+            Err(RulesError::UnknownPreset { name: spec.preset.clone(), allowed })
+        }
     }
 }
 

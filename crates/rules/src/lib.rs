@@ -18,6 +18,7 @@
 
 pub mod any;
 pub mod ba_awa;
+pub mod catalogue;
 pub mod error;
 pub mod game;
 pub mod hash;

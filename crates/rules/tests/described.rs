@@ -141,3 +141,91 @@ fn descriptions_round_trip_and_presets_take_the_fast_path() {
         assert_eq!(again.family(), hand.family(), "{rules}: the one-line form picks the preset's engine");
     }
 }
+
+/// Congkak (games/congkak.toml): the worked move of a published description: from the
+/// start, South sows its second house from the right clockwise; five houses and the store get
+/// a seed each and the last seed falls into North's far-left house, which then holds 8 and is
+/// sown on (a relay).
+#[test]
+fn congkak_worked_example_relays_through_the_store() {
+    use mancala_rules::sowing::Step;
+    let game = parse_rules(concat!(env!("CARGO_MANIFEST_DIR"), "/../../games/congkak.toml")).unwrap();
+    let AnyGame::Described(described) = &game else { panic!("congkak is no preset") };
+    let start = described.start();
+    let f = described.parse_move(&start, "F").unwrap();
+    let (_, _, trace) = described.play_traced(&start, f).unwrap();
+    let first: Vec<Step> = trace.steps.iter().copied().take(9).collect();
+    use mancala_rules::Player::South;
+    assert_eq!(
+        first,
+        vec![
+            Step::Lift { house: 5, seeds: 7 },
+            Step::Drop { house: 4 },
+            Step::Drop { house: 3 },
+            Step::Drop { house: 2 },
+            Step::Drop { house: 1 },
+            Step::Drop { house: 0 },
+            Step::Store { player: South },
+            Step::Drop { house: 13 },
+            Step::Lift { house: 13, seeds: 8 },
+        ]
+    );
+    // House 13 is North's last house in sowing order: the top-left house seen from South.
+    assert_eq!(described.house_label(13), "g");
+}
+
+fn description(extra: &str) -> Result<AnyGame, mancala_rules::RulesError> {
+    let text = format!("format = 1\nname = \"test\"\n{extra}");
+    Description::from_toml(&text).and_then(mancala_rules::from_description)
+}
+
+/// Every way a description can be wrong is refused before any play, naming the key.
+#[test]
+fn bad_descriptions_are_refused_by_name() {
+    let board = "[board]\nhouses = 6\nseeds = 4\n[end]\nmax_plies = 100\n";
+    assert!(description(board).is_ok());
+    let cases: &[(&str, &str)] = &[
+        ("[board]\nhouses = 0\nseeds = 4\n[end]\nmax_plies = 10\n", "board.houses"),
+        ("[board]\nranks = 3\nhouses = 6\nseeds = 4\n[end]\nmax_plies = 10\n", "board.ranks"),
+        ("[board]\nhouses = 33\nseeds = 1\n[end]\nmax_plies = 10\n", "board.houses"),
+        (
+            "[board]\nhouses = 20\nseeds = 1\n[move]\nfrom = \"controlled\"\n[sowing]\ndirection = \"either\"\n[end]\nmax_plies = 10\n",
+            "board.houses",
+        ),
+        ("[board]\nhouses = 16\nseeds = 9\n[end]\nmax_plies = 10\n", "board.seeds"),
+        ("[board]\nhouses = 6\nseeds = 0\n[end]\nmax_plies = 10\n", "board.seeds"),
+        ("[board]\nhouses = 6\n[end]\nmax_plies = 10\n", "board.seeds"),
+        ("[board]\nhouses = 6\nseeds = 4\nstart = [1, 1, 1, 1, 1, 1]\n[end]\nmax_plies = 10\n", "board.start"),
+        ("[board]\nhouses = 6\nstart = [1, 1]\n[end]\nmax_plies = 10\n", "board.start"),
+        ("[board]\nhouses = 6\nseeds = 4\n[capture]\ncounts = [49]\n[end]\nmax_plies = 10\n", "capture.counts"),
+        ("[board]\nhouses = 6\nseeds = 4\n[capture]\ncounts = [0]\n[end]\nmax_plies = 10\n", "capture.counts"),
+        ("[board]\nhouses = 6\nseeds = 4\n[capture]\non = \"sowing\"\n[end]\nmax_plies = 10\n", "capture.on"),
+        ("[board]\nhouses = 6\nseeds = 4\n", "end.max_plies"),
+        ("[board]\nhouses = 6\nseeds = 4\n[sowing]\nrelay = true\n[end]\ncycle = \"none\"\n", "end.max_plies"),
+        ("[board]\nhouses = 6\nseeds = 4\nspecial = 1\n[end]\nmax_plies = 10\n", "special"),
+        ("[board]\nhouses = 6\nseeds = 4\n[end]\nmax_plies = 10\n[special]\n", "special"),
+        ("special = [\"flying-seeds\"]\n[board]\nhouses = 6\nseeds = 4\n[end]\nmax_plies = 10\n", "flying-seeds"),
+        ("[board]\nhouses = 6\nseeds = 4\nwidth = 3\n[end]\nmax_plies = 10\n", "width"),
+        ("[board]\nhouses = 6\nseeds = 4\n[sowing]\nextra_turn = true\n[end]\nmax_plies = 10\n", "sowing.extra_turn"),
+        ("[board]\nhouses = 6\nseeds = 4\n[move]\nmin_seeds = 5\n[end]\nmax_plies = 10\n", "move.min_seeds"),
+        ("[board]\nhouses = 6\nseeds = 4\n[capture]\nfour_rank = true\n[end]\nmax_plies = 10\n", "capture.four_rank"),
+        ("[board]\nhouses = 6\nseeds = 4\n[end]\nmax_plies = 10\ncycle = \"plies:0\"\n", "plies:0"),
+        ("[board]\nhouses = 6\nseeds = 4\n[end]\nmax_plies = 10\nseeds_left = 48\n", "end.seeds_left"),
+        ("[board]\nhouses = 6\nseeds = 4\n[sowing]\ndirection = \"sideways\"\n[end]\nmax_plies = 10\n", "sideways"),
+    ];
+    for (extra, key) in cases {
+        let err = description(extra).expect_err(extra).to_string();
+        assert!(err.contains(key), "{extra}\n=> {err}\n(expected it to name {key})");
+    }
+    let err = Description::from_toml("format = 2\nname = \"x\"\n[board]\nhouses = 6\nseeds = 4\n").unwrap_err();
+    assert!(err.to_string().contains("format"), "{err}");
+    let err = Description::from_toml(
+        "format = 1\nname = \"Not A Name\"\n[board]\nhouses = 6\nseeds = 4\n[end]\nmax_plies = 9\n",
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("name"), "{err}");
+    let err = parse_rules("no-such-file.toml").unwrap_err().to_string();
+    assert!(err.contains("no-such-file.toml"), "{err}");
+    let err = parse_rules("sowing {\"format\":1}").unwrap_err().to_string();
+    assert!(err.contains("missing field"), "{err}");
+}

@@ -13,7 +13,9 @@ pub struct Args {
     /// Run config (TOML). Without it and without --game: Oware on the embedded defaults.
     #[arg(long, conflicts_with = "game")]
     pub config: Option<PathBuf>,
-    /// A shipped config by name: oware, ouril, awale, oware-capture-all, kalah, ba-awa, owela, tiny.
+    /// A shipped config by name (oware, ouril, awale, oware-capture-all, kalah, ba-awa, owela,
+    /// tiny), or any game on the embedded defaults: a description file (`my-game.toml`) or
+    /// a rules string.
     #[arg(long)]
     pub game: Option<String>,
     /// Name of the run directory under --checkpoints (default: GAME-DATE-TIME).
@@ -47,6 +49,22 @@ pub struct Args {
     pub quiet: bool,
 }
 
+/// The config `--game NAME` names: a shipped config, or else the embedded defaults playing a
+/// game the rules read (a description file, a catalogue name, a rules string).
+fn shipped_or_game(name: &str) -> anyhow::Result<(String, String)> {
+    match RunConfig::shipped(name) {
+        Ok(text) => Ok((text.to_string(), format!("shipped config '{name}'"))),
+        Err(shipped) => {
+            if let Err(rules) = mancala_rules::parse_rules(name) {
+                bail!("--game '{name}': {shipped}; nor is it a game: {rules}");
+            }
+            let rules = toml::Value::String(name.to_string());
+            let text = format!("{}\n[game]\nrules = {rules}\n", mancala_train::BASE_CONFIG);
+            Ok((text, format!("embedded defaults for game '{name}'")))
+        }
+    }
+}
+
 pub fn run(args: Args) -> anyhow::Result<()> {
     let lines = super::Lines { quiet: args.quiet };
     if let Some(m) = args.minutes
@@ -68,7 +86,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             std::fs::read_to_string(path).with_context(|| format!("reading config {}", path.display()))?,
             path.display().to_string(),
         ),
-        (None, Some(name)) => (RunConfig::shipped(name)?.to_string(), format!("shipped config '{name}'")),
+        (None, Some(name)) => shipped_or_game(name)?,
         (None, None) => {
             (RunConfig::shipped(DEFAULT_SHIPPED)?.to_string(), format!("embedded defaults ({DEFAULT_SHIPPED})"))
         }

@@ -360,8 +360,9 @@ impl<'de> Deserialize<'de> for CycleDesc {
     }
 }
 
-/// The special rules this build knows, each a hook in the engine (docs/rules.md).
-pub const SPECIALS: &[&str] = &["tuzdyk"];
+/// The special rules this build knows, each a hook in the engine (docs/rules.md). None yet:
+/// every name is refused, so a description that needs one is never played without it.
+pub const SPECIALS: &[&str] = &[];
 
 /// A description's rules resolved into plain values the engine branches on: no strings, no
 /// maps, the tables worked out once.
@@ -401,7 +402,6 @@ pub struct Rules {
     pub cycle: CycleDesc,
     pub max_plies: u16,
     pub score: Score,
-    pub tuzdyk: bool,
 }
 
 impl Rules {
@@ -541,6 +541,9 @@ impl Description {
                 format!("no house holds {} seeds at the start: the first player could not move", moves.min_seeds),
             ));
         }
+        if moves.from == SowFrom::Controlled && ranks == 4 {
+            return Err(bad("move.from", "a four-rank player sows only their own territory's circuit"));
+        }
         let sowing = &self.sowing;
         if sowing.extra_turn && !board.stores {
             return Err(bad("sowing.extra_turn", "an extra turn for a last seed in one's store needs board.stores"));
@@ -612,22 +615,9 @@ impl Description {
                 "this game can go on for ever: give end.cycle (repetition or plies:N) or end.max_plies",
             ));
         }
-        let mut tuzdyk = false;
-        for special in &self.special {
-            match special.as_str() {
-                "tuzdyk" => {
-                    if ranks != 2 || !board.stores {
-                        return Err(bad("special", "tuzdyk needs a two-rank board with stores (kazans)"));
-                    }
-                    tuzdyk = true;
-                }
-                other => {
-                    return Err(bad(
-                        "special",
-                        format!("unknown special rule '{other}': known are {}", SPECIALS.join(", ")),
-                    ));
-                }
-            }
+        if let Some(other) = self.special.iter().find(|s| !SPECIALS.contains(&s.as_str())) {
+            let known = if SPECIALS.is_empty() { "none yet".to_string() } else { SPECIALS.join(", ") };
+            return Err(bad("special", format!("unknown special rule '{other}': this build knows {known}")));
         }
         let rules = Rules {
             ranks,
@@ -659,7 +649,6 @@ impl Description {
             cycle: end.cycle,
             max_plies: end.max_plies,
             score: end.score,
-            tuzdyk,
         };
         if rules.action_space() > crate::MAX_ACTIONS {
             return Err(bad(

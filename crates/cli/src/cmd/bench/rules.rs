@@ -17,6 +17,10 @@ use super::{Common, default_game};
 pub struct Args {
     #[command(flatten)]
     common: Common,
+    /// Play the game with the sowing engine from its description even where a preset's
+    /// hand-written engine would be chosen (to compare the two on the same game).
+    #[arg(long)]
+    described: bool,
     /// Seed of the random move picks.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -24,7 +28,10 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let Common { game, seconds } = args.common;
-    let game = game.unwrap_or_else(default_game);
+    let mut game = game.unwrap_or_else(default_game);
+    if args.described && !matches!(game, AnyGame::Described(_)) {
+        game = AnyGame::Described(mancala_rules::sowing::Described::new(game.description())?);
+    }
     let share = CpuShare::start();
     let tally = match &game {
         AnyGame::Oware(g) => playouts(g, seconds, args.seed),
@@ -34,6 +41,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         AnyGame::Described(g) => playouts(g, seconds, args.seed),
     };
     println!("game: {}", game.rules_string());
+    println!("engine: {}", if matches!(game, AnyGame::Described(_)) { "sowing (described)" } else { "hand-written" });
     println!("playouts: {} in {:.2} s", tally.games, tally.elapsed.as_secs_f64());
     println!("games/s: {}", per_second(tally.games, tally.elapsed));
     println!("plies/game: {:.1}", tally.moves as f64 / tally.games as f64);
