@@ -69,7 +69,7 @@ pub struct RunConfig {
 
 /// An endgame database in the loop (Oware and its `awale` / `oware-capture-all` variants,
 /// Kalah): every process of the run that plays self-play or trains builds it at its start
-/// from the rules (about 3 s at 12 seeds, 13-25 s at 15), so no file has to travel
+/// from the rules (seconds at the sizes allowed; docs/design.md), so no file has to travel
 /// to remote workers. Self-play searches answer leaves inside it with exact values; with
 /// `adjudicate`, a game that reaches a position inside it ends there with its exact result,
 /// that position recorded with exact targets; with `feed`, the trainer fills a share of every
@@ -80,7 +80,7 @@ pub struct EndgameSection {
     /// The most seeds on the board of a position in the database; 0: no database.
     pub seeds: usize,
     /// Self-play games end where they enter the database (shorter games, but the network
-    /// then never plays an endgame out; measured in docs/design.md). Default false: the
+    /// then never plays an endgame out; measured in docs/experiments.md). Default false: the
     /// games play on, their searches exact inside the database.
     pub adjudicate: bool,
     /// Share of every training batch drawn from the database (0 to 0.5; 0: none; needs
@@ -95,7 +95,7 @@ pub struct EndgameSection {
     /// Training steps the trainer takes on the database alone before its first candidate
     /// (0: none; needs `feed`, which keeps what they taught): whole batches drawn as the
     /// feed draws them, published as candidate 1. A network reads the endgame better the
-    /// more of it it has seen, and a run's feed gives it few rows (docs/design.md).
+    /// more of it it has seen, and a run's feed gives it few rows (docs/experiments.md).
     pub pretrain_steps: u64,
 }
 
@@ -306,8 +306,8 @@ impl Default for SearchSection {
 }
 
 /// The margin weight of a run's searches unless its config says otherwise: small enough that
-/// it only breaks ties between moves of about the same expected result (in an Oware A/B
-/// with the endgame feed it gave +89 Elo; docs/design.md).
+/// it only breaks ties between moves of about the same expected result (chosen by an Oware
+/// A/B with the endgame feed; docs/experiments.md, "The endgame database in the loop").
 pub const DEFAULT_MARGIN_UTILITY: f32 = 0.1;
 
 /// Most steps `training.average_steps` may average over (a longer average would trail the

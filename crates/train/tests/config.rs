@@ -38,7 +38,7 @@ fn oware_with(over: &str) -> String {
 #[test]
 fn shipped_configs_are_the_configs_the_complete_files_gave() {
     // Every complete file of before the split is still shipped and gives the same config,
-    // but for what was changed on purpose since, with a measurement (docs/design.md): the
+    // but for what was changed on purpose since, with a measurement (docs/experiments.md): the
     // margin weight, the endgame database of the games it can describe, an iteration limit
     // that leaves the run to max_minutes, and the learning rate's decay over the run.
     for (name, old) in BEFORE {
