@@ -882,7 +882,8 @@ fn check_references(e: &EvaluationSection) -> Result<(), TrainError> {
         return Err(bad("evaluation.references", "[]", "at least one agent when evaluation.every is above 0"));
     }
     for r in &e.references {
-        mancala_agents::AgentSpec::parse(r).map_err(|err| TrainError::Config(format!("evaluation.references: {err}")))?;
+        mancala_agents::AgentSpec::parse(r)
+            .map_err(|err| TrainError::Config(format!("evaluation.references: {err}")))?;
     }
     Ok(())
 }
