@@ -37,7 +37,7 @@
 //! Action `a` is the mover's `a`-th pit in this order for every game, so the policy head and
 //! the per-pit inputs line up.
 
-use mancala_rules::{AnyGame, Game, Player};
+use mancala_rules::{Game, Player};
 use thiserror::Error;
 
 /// The version new networks are made with; stored in model files and shards.
@@ -242,9 +242,4 @@ pub fn encode_batch<G: Game>(game: &G, layout: &Layout, positions: &[G::Position
     for (i, pos) in positions.iter().enumerate() {
         encode(game, layout, pos, &mut out[i * n..(i + 1) * n]);
     }
-}
-
-/// A short name of the game family for model metadata (`oware`, `kalah`, ...).
-pub fn family(game: &AnyGame) -> &'static str {
-    game.family()
 }

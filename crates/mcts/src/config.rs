@@ -40,10 +40,9 @@ impl FinalPick {
     pub const VALUE_SHARE: f32 = 0.5;
 
     /// The pick of a network-guided search in play (the `net` agent, the engine, the web
-    /// page, `play`, `tablebase accuracy`): the value pick. Against the most visited move it
-    /// found the databases' best move more often (Oware 92.2% against 90.7%, Kalah 97.6%
-    /// against 95.7%) and scored 86.5% against 82.5% (Kalah) and 67.0% against 63.0% (Ouril)
-    /// versus rollout MCTS (docs/design.md). Self-play and rollout MCTS keep
+    /// page, `play`, `tablebase accuracy`): the value pick, which found the databases' best
+    /// move more often than the most visited move and played better against rollout MCTS
+    /// (docs/experiments.md, "The move a search plays"). Self-play and rollout MCTS keep
     /// [`FinalPick::Visits`]: the reference yardsticks stay as they were measured.
     pub const IN_PLAY: FinalPick = FinalPick::Value { min_share: Self::VALUE_SHARE };
 
@@ -148,10 +147,10 @@ impl Default for SearchConfig {
 
 impl SearchConfig {
     /// The minimax weight of a network-guided search in play ([`SearchConfig::in_play`]):
-    /// with the shipped models at 200 simulations it scored 58.1% (Oware), 53.9% (Awale),
-    /// 52.6% (Ouril) and 50.7% (Kalah) against the same model searching by the mean alone,
-    /// 1000 games each (docs/design.md, "Implicit minimax backups"). Self-play keeps its
-    /// run's `search.minimax_weight` (0 by default): trained with it, the loop did no better.
+    /// the shipped models beat themselves searching by the mean alone with it, most in
+    /// Oware (docs/experiments.md, "The minimax beside the mean, and proven values").
+    /// Self-play keeps its run's `search.minimax_weight` (0 by default): trained with it,
+    /// the loop did no better.
     pub const IN_PLAY_MINIMAX_WEIGHT: f32 = 0.25;
 
     /// The settings a search that plays starts from (the `net` agent, the engine, `play`,

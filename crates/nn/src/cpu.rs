@@ -154,18 +154,13 @@ impl<S: Simd> Tiles<'_, S> {
     ///   wide) and at most one of 3 or 2 (4 wide) or 1 (8 wide), each across all columns: few
     ///   rows cannot share a strip anyway, and wider tiles keep enough independent sums in
     ///   flight to hide the multiply-add latency. Each group reads all the weights from the L2
-    ///   cache, which dominates small batches (batch 1 7 us, batch 4 10 us), hence one group
-    ///   of 3 rather than 2 + 1.
+    ///   cache, which dominates small batches, hence one group of 3 rather than 2 + 1.
     ///
     /// The callers pick 4x4 strips with 32 vector registers (AVX-512) and 4x3 with 16 (AVX2,
-    /// NEON). Measured on the development machine (default net, one core): as the host is
-    /// noisy, the shapes took turns in 0.1 s slices in one process, 30 rounds, and the medians
-    /// compared. AVX-512, batch 32: 4x4 359k-382k positions/s, 5x4 388k, 8x2 304k, 3x4 307k,
-    /// 2x8 282k, and about 80k for 8x3, 6x4 and 12x2, whose 24 accumulators do not stay in
-    /// registers; batch 8: 4x4 296k-338k, 8x2 247k. AVX2, batch 32: 4x3 194k-218k, 6x2 189k,
-    /// 3x4 161k, 5x3 158k. With the columns-outer order, 8x2 strips took 65-75 us a call
-    /// against 78-90 us rows-outer; batch 4 took 10 us as one 4x4 tile against 40 us as four
-    /// 1x2 ones.
+    /// NEON): the fastest shapes whose accumulators all stay in registers (shapes of 24
+    /// accumulators spill and fall several times behind), the columns-outer order beat
+    /// rows-outer, and a small batch runs fastest as one tile. docs/experiments.md, "The CPU
+    /// kernel's tile shapes", has the comparison.
     #[inline(always)]
     fn run<const R: usize, const C: usize>(&mut self, rows: usize) {
         let mut r = rows / R * R;
@@ -264,7 +259,7 @@ impl<S: Simd> Tiles<'_, S> {
 /// Input `u` of each row of `x` times one row of weights (from the tile's first vector on),
 /// added into the tile's accumulators. (Everything the kernel calls is inlined into pulp's
 /// per-instruction-set entry points; a closure here was not always, and then every vector
-/// operation became a call, 50x slower.)
+/// operation became a call, many times slower.)
 #[inline(always)]
 fn accumulate<S: Simd, const R: usize, const C: usize, const B: usize>(
     simd: S,
@@ -373,8 +368,7 @@ impl CpuMlp {
 
     /// Whether this kernel should run a batch of `rows`: always with SIMD registers; without
     /// them only for 1 or 2 rows, as burn's matrix products are faster from 3 rows on
-    /// (measured through the evaluator, default net: the scalar path 17-21 us at batch 1 and
-    /// 25 us at batch 2; burn 28-38 us a call for 1 to 3 rows and 66 us for 8).
+    /// (docs/experiments.md, "The CPU kernel's tile shapes").
     pub fn takes(&self, rows: usize) -> bool {
         !matches!(self.arch, Arch::Scalar) || rows <= 2
     }

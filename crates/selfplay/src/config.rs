@@ -38,7 +38,7 @@ pub struct SelfPlayConfig {
     /// Where the leaves are evaluated: `direct` (each self-play thread calls its own copy of
     /// the network) or `service` (one inference thread a worker batches the leaves of all its
     /// threads, each of which searches half its games while the other half's batch is
-    /// evaluated: for a GPU; `direct` is the CPU default, see the README).
+    /// evaluated: for a GPU; `direct` is the CPU default, see docs/results.md).
     pub inference: Inference,
     /// With `service`: most positions in one network call.
     pub service_batch: usize,

@@ -252,6 +252,40 @@ impl Store {
         Ok(entries)
     }
 
+    /// The names of the folders directly under the folder `prefix` (`""` for the root),
+    /// sorted; one listing request, so a folder's own contents (a run's shards) are not read.
+    ///
+    /// # Errors
+    /// The backend's error naming the folder.
+    pub fn folders(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
+        let prefix = prefix.trim_matches('/');
+        let path = self.path(prefix)?;
+        let listed = runtime()
+            .block_on(self.backend.list_with_delimiter((!prefix.is_empty()).then_some(&path)))
+            .map_err(|e| StoreError::from_backend(self, prefix, "list", e))?;
+        let mut names: Vec<String> =
+            listed.common_prefixes.iter().filter_map(|p| p.filename().map(str::to_string)).collect();
+        names.sort();
+        Ok(names)
+    }
+
+    /// The store of the folder `name` inside this one, as if opened at `URL/name`: a run
+    /// among the runs of a store (`serve --runs URL`). A memory store's folder shares its
+    /// memory, where `memory://NAME/FOLDER` would open another.
+    ///
+    /// # Errors
+    /// [`StoreError::Url`] for a name that is not one plain folder name.
+    pub fn folder(&self, name: &str) -> Result<Store, StoreError> {
+        let url = self.describe(name);
+        let plain = !name.is_empty() && !name.contains(['/', '\\']) && name != "." && name != "..";
+        if !plain {
+            return Err(StoreError::Url { url, reason: "expected one folder name".into() });
+        }
+        let path = self.path(name)?;
+        let backend: Arc<dyn ObjectStore> = Arc::new(PrefixStore::new(self.backend.clone(), path));
+        Ok(Store { backend, url, kind: self.kind })
+    }
+
     /// Deletes an object; one that is already gone is not an error.
     ///
     /// # Errors

@@ -29,6 +29,20 @@ fn contract(store: &Store) {
     store.delete("best.json").unwrap();
     store.delete("best.json").unwrap();
     assert!(!store.exists("best.json").unwrap());
+
+    // Folders, one level at a time; a folder's store reads and writes under short keys.
+    assert_eq!(store.folders("").unwrap(), ["shards", "shardsx"]);
+    assert_eq!(store.folders("shards/").unwrap(), ["w1", "w2"]);
+    assert!(store.folders("nothing").unwrap().is_empty());
+    let w1 = store.folder("shards").unwrap().folder("w1").unwrap();
+    assert_eq!(w1.get("00000002.shard").unwrap(), b"b");
+    assert_eq!(w1.describe("x"), store.describe("shards/w1/x"));
+    w1.put("new", b"n").unwrap();
+    assert_eq!(store.get("shards/w1/new").unwrap(), b"n");
+    for bad in ["", "..", "a/b"] {
+        let e = store.folder(bad).unwrap_err();
+        assert!(e.to_string().contains("one folder name"), "{bad:?}: {e}");
+    }
 }
 
 #[test]

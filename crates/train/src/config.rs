@@ -59,7 +59,7 @@ pub struct RunConfig {
     /// `[evaluation]`: how each new best is measured against fixed references.
     #[serde(default)]
     pub evaluation: EvaluationSection,
-    /// `[logging]`: TensorBoard and progress output.
+    /// `[logging]`: TensorBoard output.
     #[serde(default)]
     pub logging: LoggingSection,
     /// `[endgame]`: an endgame database used inside self-play.
@@ -69,7 +69,7 @@ pub struct RunConfig {
 
 /// An endgame database in the loop (Oware and its `awale` / `oware-capture-all` variants,
 /// Kalah): every process of the run that plays self-play or trains builds it at its start
-/// from the rules (about 3 s at 12 seeds, 13-25 s at 15), so no file has to travel
+/// from the rules (seconds at the sizes allowed; docs/design.md), so no file has to travel
 /// to remote workers. Self-play searches answer leaves inside it with exact values; with
 /// `adjudicate`, a game that reaches a position inside it ends there with its exact result,
 /// that position recorded with exact targets; with `feed`, the trainer fills a share of every
@@ -80,7 +80,7 @@ pub struct EndgameSection {
     /// The most seeds on the board of a position in the database; 0: no database.
     pub seeds: usize,
     /// Self-play games end where they enter the database (shorter games, but the network
-    /// then never plays an endgame out; measured in docs/design.md). Default false: the
+    /// then never plays an endgame out; measured in docs/experiments.md). Default false: the
     /// games play on, their searches exact inside the database.
     pub adjudicate: bool,
     /// Share of every training batch drawn from the database (0 to 0.5; 0: none; needs
@@ -95,7 +95,7 @@ pub struct EndgameSection {
     /// Training steps the trainer takes on the database alone before its first candidate
     /// (0: none; needs `feed`, which keeps what they taught): whole batches drawn as the
     /// feed draws them, published as candidate 1. A network reads the endgame better the
-    /// more of it it has seen, and a run's feed gives it few rows (docs/design.md).
+    /// more of it it has seen, and a run's feed gives it few rows (docs/experiments.md).
     pub pretrain_steps: u64,
 }
 
@@ -306,8 +306,8 @@ impl Default for SearchSection {
 }
 
 /// The margin weight of a run's searches unless its config says otherwise: small enough that
-/// it only breaks ties between moves of about the same expected result (in an Oware A/B
-/// with the endgame feed it gave +89 Elo; docs/design.md).
+/// it only breaks ties between moves of about the same expected result (chosen by an Oware
+/// A/B with the endgame feed; docs/experiments.md, "The endgame database in the loop").
 pub const DEFAULT_MARGIN_UTILITY: f32 = 0.1;
 
 /// Most steps `training.average_steps` may average over (a longer average would trail the
@@ -456,14 +456,42 @@ pub struct LoggingSection {
     /// Write TensorBoard scalars to `tb/` beside a directory store (`train --tensorboard DIR`
     /// chooses another folder).
     pub tensorboard: bool,
-    /// Show a progress bar (also needs a terminal).
-    pub progress: bool,
 }
 
 impl Default for LoggingSection {
     fn default() -> Self {
-        LoggingSection { tensorboard: true, progress: true }
+        LoggingSection { tensorboard: true }
     }
+}
+
+/// Keys a config may no longer name, with why: `(table, key, reason)`. A config of today
+/// naming one is refused, so nobody keeps setting a key that does nothing; the config a run
+/// stored before the key went still opens ([`RunConfig::parse_stored`]).
+const REMOVED_KEYS: &[(&str, &str, &str)] = &[(
+    "logging",
+    "progress",
+    "it was never read (a command shows progress where its output is a terminal); delete the line",
+)];
+
+/// The first removed key `table` names, as an error.
+fn refuse_removed_keys(table: &toml::Table) -> Result<(), TrainError> {
+    for (section, key, reason) in REMOVED_KEYS {
+        if table.get(*section).and_then(|t| t.get(*key)).is_some() {
+            return Err(TrainError::Config(format!("{section}.{key}: no longer a key: {reason}")));
+        }
+    }
+    Ok(())
+}
+
+/// `table` without the removed keys; whether it had any.
+fn drop_removed_keys(table: &mut toml::Table) -> bool {
+    let mut dropped = false;
+    for (section, key, _) in REMOVED_KEYS {
+        if let Some(toml::Value::Table(t)) = table.get_mut(*section) {
+            dropped |= t.remove(*key).is_some();
+        }
+    }
+    dropped
 }
 
 fn bad(key: &str, value: impl std::fmt::Display, allowed: &str) -> TrainError {
@@ -586,9 +614,28 @@ impl RunConfig {
     /// # Errors
     /// [`TrainError::Config`].
     pub fn parse(text: &str) -> Result<RunConfig, TrainError> {
+        // A text that is not TOML at all gets serde's error below, with its line.
+        if let Ok(table) = toml::from_str::<toml::Table>(text) {
+            refuse_removed_keys(&table)?;
+        }
         let config: RunConfig = toml::from_str(text).map_err(|e| de_error(text, &e))?;
         config.validate()?;
         Ok(config)
+    }
+
+    /// Parses and validates the config a run stored, which an older build may have written:
+    /// keys removed since (a run's config is copied complete, so every run of a shipped
+    /// config names them) are dropped instead of refused, so the run still resumes.
+    ///
+    /// # Errors
+    /// [`TrainError::Config`], as [`RunConfig::parse`].
+    pub fn parse_stored(text: &str) -> Result<RunConfig, TrainError> {
+        let Ok(mut table) = toml::from_str::<toml::Table>(text) else { return Self::parse(text) };
+        if !drop_removed_keys(&mut table) {
+            return Self::parse(text);
+        }
+        let text = toml::to_string(&table).map_err(|e| TrainError::Config(format!("stored config: {e}")))?;
+        Self::parse(&text)
     }
 
     /// The complete text of a shipped config (`oware`, `kalah`, ..., `tiny`): its game file
@@ -613,145 +660,21 @@ impl RunConfig {
         merged[i].as_deref().map_err(|e| TrainError::Config(e.clone()))
     }
 
-    /// Checks every value that serde cannot.
+    /// Checks every value that serde cannot, a section at a time in the order of the file.
     ///
     /// # Errors
     /// [`TrainError::Config`] naming the key and the allowed values.
     pub fn validate(&self) -> Result<(), TrainError> {
-        self.game()?;
-        let r = &self.run;
-        at_least_one("run.iterations", r.iterations)?;
-        non_negative("run.max_minutes", r.max_minutes)?;
-
-        let n = &self.network;
-        if !(1..=4096).contains(&n.width) {
-            return Err(bad("network.width", n.width, "1 to 4096"));
-        }
-        if !(1..=64).contains(&n.blocks) {
-            return Err(bad("network.blocks", n.blocks, "1 to 64"));
-        }
-        if n.margin_bins != 0 && !MARGIN_BINS.contains(&n.margin_bins) {
-            let allowed = format!("0 (the tanh head) or {} to {}", MARGIN_BINS.start(), MARGIN_BINS.end());
-            return Err(bad("network.margin_bins", n.margin_bins, &allowed));
-        }
-        // A GPU device named in the config but not built in is refused here, not mid-run.
-        mancala_nn::inference_device(n.device.as_str())
-            .map_err(|e| TrainError::Config(format!("network.device: {e}")))?;
-
-        let s = &self.search;
-        positive("search.c_puct", s.c_puct)?;
-        if !s.fpu_reduction.is_finite() {
-            return Err(bad("search.fpu_reduction", s.fpu_reduction, "a finite number"));
-        }
-        positive("search.dirichlet_alpha_total", s.dirichlet_alpha_total)?;
-        unit("search.dirichlet_fraction", s.dirichlet_fraction)?;
-        at_least_one("search.gumbel_actions", s.gumbel_actions as u64)?;
-        unit("search.minimax_weight", s.minimax_weight)?;
-        if !mancala_mcts::valid_margin_utility(s.margin_utility) {
-            return Err(bad("search.margin_utility", s.margin_utility, "0 to 0.5"));
-        }
-
+        let game = self.game()?;
+        check_run(&self.run)?;
+        check_network(&self.network)?;
+        check_search(&self.search)?;
         self.selfplay.validate().map_err(TrainError::Config)?;
-
-        let t = &self.training;
-        at_least_one("training.batch_size", t.batch_size as u64)?;
-        positive("training.samples_per_row", t.samples_per_row)?;
-        at_least_one("training.max_steps", t.max_steps)?;
-        if t.min_steps > t.max_steps {
-            return Err(bad("training.min_steps", t.min_steps, "at most training.max_steps"));
-        }
-        if t.window_min == 0 || t.window_min > t.window_max {
-            return Err(bad("training.window_min", t.window_min, "1 to training.window_max"));
-        }
-        if !(t.learning_rate > 0.0 && t.learning_rate < 1.0) {
-            return Err(bad("training.learning_rate", t.learning_rate, "a number in (0, 1)"));
-        }
-        non_negative("training.weight_decay", t.weight_decay)?;
-        // Checked whatever the schedule, so switching it on later cannot meet a bad value.
-        at_least_one("training.schedule_steps", t.schedule_steps)?;
-        unit("training.schedule_factor", t.schedule_factor)?;
-        // A step decay by 0 would stop learning at the first decay.
-        if t.schedule == ScheduleName::Step && t.schedule_factor == 0.0 {
-            return Err(bad(
-                "training.schedule_factor",
-                t.schedule_factor,
-                "a number in (0, 1] with training.schedule = \"step\"",
-            ));
-        }
-        non_negative("training.grad_clip", t.grad_clip)?;
-        non_negative("training.margin_weight", t.margin_weight)?;
-        unit("training.value_from_search", t.value_from_search)?;
-        if t.average_steps > MAX_AVERAGE_STEPS {
-            return Err(bad("training.average_steps", t.average_steps, "0 to 1000000"));
-        }
-
-        let g = &self.gating;
-        if g.games > 0 {
-            pairs("gating.games", g.games)?;
-        } else if !g.sprt.is_empty() {
-            return Err(bad("gating.games", 0, "an even number of at least 2 when gating.sprt is set"));
-        }
-        at_least_one("gating.simulations", g.simulations)?;
-        unit("gating.threshold", g.threshold)?;
-        if !g.sprt.is_empty() {
-            mancala_arena::Sprt::parse(&g.sprt).map_err(|e| TrainError::Config(format!("gating.sprt: {e}")))?;
-        }
-        at_least_one("gating.threads", g.threads as u64)?;
-
-        let e = &self.evaluation;
-        // Checked even with `every = 0`, so turning evaluation on cannot meet a bad value.
-        pairs("evaluation.games", e.games)?;
-        at_least_one("evaluation.simulations", e.simulations)?;
-        at_least_one("evaluation.threads", e.threads as u64)?;
-        if !e.tablebase.is_empty() {
-            at_least_one("evaluation.tablebase_positions", e.tablebase_positions as u64)?;
-        }
-        if self.endgame.seeds > 0 {
-            // The game and the limit are checked by the same code that builds the database,
-            // without building it: a run that cannot have its database stops here.
-            let game = self.game()?;
-            mancala_tablebase::check_supported(&game)
-                .map_err(|err| TrainError::Config(format!("endgame.seeds: {err}")))?;
-            let total = usize::from(game.total_seeds());
-            if self.endgame.seeds > total.min(18) {
-                return Err(bad(
-                    "endgame.seeds",
-                    self.endgame.seeds,
-                    &format!("0 (none) to {} (larger databases take minutes and gigabytes to build)", total.min(18)),
-                ));
-            }
-        }
-        let feed = self.endgame.feed;
-        if !(0.0..=0.5).contains(&feed) {
-            return Err(bad("endgame.feed", feed, "0 to 0.5 (a share of each training batch)"));
-        }
-        if feed > 0.0 && self.endgame.seeds == 0 {
-            return Err(bad("endgame.feed", feed, "0 while endgame.seeds is 0: the feed draws from the database"));
-        }
-        let pretrain = self.endgame.pretrain_steps;
-        if pretrain > MAX_PRETRAIN_STEPS {
-            return Err(bad("endgame.pretrain_steps", pretrain, "at most 1000000"));
-        }
-        if pretrain > 0 && feed == 0.0 {
-            return Err(bad(
-                "endgame.pretrain_steps",
-                pretrain,
-                "0 while endgame.feed is 0: the feed keeps what the pretraining taught",
-            ));
-        }
-        if e.every > 0 {
-            if e.references.is_empty() {
-                return Err(bad("evaluation.references", "[]", "at least one agent when evaluation.every is above 0"));
-            }
-            // The spec syntax only: the files a `net:` or `perfect:` reference names are
-            // checked by the evaluator that plays them, since every role (a remote worker
-            // too) validates this config and only the evaluator's machine needs the files.
-            for r in &e.references {
-                mancala_agents::AgentSpec::parse(r)
-                    .map_err(|err| TrainError::Config(format!("evaluation.references: {err}")))?;
-            }
-        }
-        Ok(())
+        check_training(&self.training)?;
+        check_gating(&self.gating)?;
+        check_evaluation(&self.evaluation)?;
+        check_endgame(&self.endgame, &game)?;
+        check_references(&self.evaluation)
     }
 
     /// The game the run plays.
@@ -814,6 +737,155 @@ impl RunConfig {
         let t = &self.training;
         (t.window_min + t.window_growth.saturating_mul(iteration as usize)).min(t.window_max)
     }
+}
+
+fn check_run(r: &RunSection) -> Result<(), TrainError> {
+    at_least_one("run.iterations", r.iterations)?;
+    non_negative("run.max_minutes", r.max_minutes)
+}
+
+fn check_network(n: &NetworkSection) -> Result<(), TrainError> {
+    if !(1..=4096).contains(&n.width) {
+        return Err(bad("network.width", n.width, "1 to 4096"));
+    }
+    if !(1..=64).contains(&n.blocks) {
+        return Err(bad("network.blocks", n.blocks, "1 to 64"));
+    }
+    if n.margin_bins != 0 && !MARGIN_BINS.contains(&n.margin_bins) {
+        let allowed = format!("0 (the tanh head) or {} to {}", MARGIN_BINS.start(), MARGIN_BINS.end());
+        return Err(bad("network.margin_bins", n.margin_bins, &allowed));
+    }
+    // A GPU device named in the config but not built in is refused here, not mid-run.
+    mancala_nn::inference_device(n.device.as_str()).map_err(|e| TrainError::Config(format!("network.device: {e}")))?;
+    Ok(())
+}
+
+fn check_search(s: &SearchSection) -> Result<(), TrainError> {
+    positive("search.c_puct", s.c_puct)?;
+    if !s.fpu_reduction.is_finite() {
+        return Err(bad("search.fpu_reduction", s.fpu_reduction, "a finite number"));
+    }
+    positive("search.dirichlet_alpha_total", s.dirichlet_alpha_total)?;
+    unit("search.dirichlet_fraction", s.dirichlet_fraction)?;
+    at_least_one("search.gumbel_actions", s.gumbel_actions as u64)?;
+    unit("search.minimax_weight", s.minimax_weight)?;
+    if !mancala_mcts::valid_margin_utility(s.margin_utility) {
+        return Err(bad("search.margin_utility", s.margin_utility, "0 to 0.5"));
+    }
+    Ok(())
+}
+
+fn check_training(t: &TrainingSection) -> Result<(), TrainError> {
+    at_least_one("training.batch_size", t.batch_size as u64)?;
+    positive("training.samples_per_row", t.samples_per_row)?;
+    at_least_one("training.max_steps", t.max_steps)?;
+    if t.min_steps > t.max_steps {
+        return Err(bad("training.min_steps", t.min_steps, "at most training.max_steps"));
+    }
+    if t.window_min == 0 || t.window_min > t.window_max {
+        return Err(bad("training.window_min", t.window_min, "1 to training.window_max"));
+    }
+    if !(t.learning_rate > 0.0 && t.learning_rate < 1.0) {
+        return Err(bad("training.learning_rate", t.learning_rate, "a number in (0, 1)"));
+    }
+    non_negative("training.weight_decay", t.weight_decay)?;
+    // Checked whatever the schedule, so switching it on later cannot meet a bad value.
+    at_least_one("training.schedule_steps", t.schedule_steps)?;
+    unit("training.schedule_factor", t.schedule_factor)?;
+    // A step decay by 0 would stop learning at the first decay.
+    if t.schedule == ScheduleName::Step && t.schedule_factor == 0.0 {
+        return Err(bad(
+            "training.schedule_factor",
+            t.schedule_factor,
+            "a number in (0, 1] with training.schedule = \"step\"",
+        ));
+    }
+    non_negative("training.grad_clip", t.grad_clip)?;
+    non_negative("training.margin_weight", t.margin_weight)?;
+    unit("training.value_from_search", t.value_from_search)?;
+    if t.average_steps > MAX_AVERAGE_STEPS {
+        return Err(bad("training.average_steps", t.average_steps, "0 to 1000000"));
+    }
+    Ok(())
+}
+
+fn check_gating(g: &GatingSection) -> Result<(), TrainError> {
+    if g.games > 0 {
+        pairs("gating.games", g.games)?;
+    } else if !g.sprt.is_empty() {
+        return Err(bad("gating.games", 0, "an even number of at least 2 when gating.sprt is set"));
+    }
+    at_least_one("gating.simulations", g.simulations)?;
+    unit("gating.threshold", g.threshold)?;
+    if !g.sprt.is_empty() {
+        mancala_arena::Sprt::parse(&g.sprt).map_err(|e| TrainError::Config(format!("gating.sprt: {e}")))?;
+    }
+    at_least_one("gating.threads", g.threads as u64)
+}
+
+/// The evaluator's budgets; its references are checked last ([`check_references`]).
+fn check_evaluation(e: &EvaluationSection) -> Result<(), TrainError> {
+    // Checked even with `every = 0`, so turning evaluation on cannot meet a bad value.
+    pairs("evaluation.games", e.games)?;
+    at_least_one("evaluation.simulations", e.simulations)?;
+    at_least_one("evaluation.threads", e.threads as u64)?;
+    if !e.tablebase.is_empty() {
+        at_least_one("evaluation.tablebase_positions", e.tablebase_positions as u64)?;
+    }
+    Ok(())
+}
+
+fn check_endgame(end: &EndgameSection, game: &AnyGame) -> Result<(), TrainError> {
+    if end.seeds > 0 {
+        // The game and the limit are checked by the same code that builds the database,
+        // without building it: a run that cannot have its database stops here.
+        mancala_tablebase::check_supported(game).map_err(|err| TrainError::Config(format!("endgame.seeds: {err}")))?;
+        let most = usize::from(game.total_seeds()).min(18);
+        if end.seeds > most {
+            return Err(bad(
+                "endgame.seeds",
+                end.seeds,
+                &format!("0 (none) to {most} (larger databases take minutes and gigabytes to build)"),
+            ));
+        }
+    }
+    let feed = end.feed;
+    if !(0.0..=0.5).contains(&feed) {
+        return Err(bad("endgame.feed", feed, "0 to 0.5 (a share of each training batch)"));
+    }
+    if feed > 0.0 && end.seeds == 0 {
+        return Err(bad("endgame.feed", feed, "0 while endgame.seeds is 0: the feed draws from the database"));
+    }
+    let pretrain = end.pretrain_steps;
+    if pretrain > MAX_PRETRAIN_STEPS {
+        return Err(bad("endgame.pretrain_steps", pretrain, "at most 1000000"));
+    }
+    if pretrain > 0 && feed == 0.0 {
+        return Err(bad(
+            "endgame.pretrain_steps",
+            pretrain,
+            "0 while endgame.feed is 0: the feed keeps what the pretraining taught",
+        ));
+    }
+    Ok(())
+}
+
+/// The evaluator's reference agents, when it plays: the spec syntax only. The files a
+/// `net:` or `perfect:` reference names are checked by the evaluator that plays them, since
+/// every role (a remote worker too) validates this config and only the evaluator's machine
+/// needs the files.
+fn check_references(e: &EvaluationSection) -> Result<(), TrainError> {
+    if e.every == 0 {
+        return Ok(());
+    }
+    if e.references.is_empty() {
+        return Err(bad("evaluation.references", "[]", "at least one agent when evaluation.every is above 0"));
+    }
+    for r in &e.references {
+        mancala_agents::AgentSpec::parse(r)
+            .map_err(|err| TrainError::Config(format!("evaluation.references: {err}")))?;
+    }
+    Ok(())
 }
 
 /// `over` merged over `base` (both TOML texts), as TOML text: tables merge key by key, every

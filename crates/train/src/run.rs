@@ -114,7 +114,7 @@ impl Run {
             object: store.describe(layout::CONFIG),
             reason: "not UTF-8 text".into(),
         })?;
-        let config = RunConfig::parse(&text)
+        let config = RunConfig::parse_stored(&text)
             .map_err(|e| TrainError::Corrupt { object: store.describe(layout::CONFIG), reason: e.to_string() })?;
         let game = config.game()?;
         if game.rules_string() != info.rules {
