@@ -64,10 +64,40 @@ pub enum ShardError {
     Encoding { path: PathBuf, found: u32, expected: u32 },
     #[error("shard {path} is for '{found}', the run plays '{expected}'")]
     WrongGame { path: PathBuf, found: String, expected: String },
+    #[error(
+        "shard {path} holds rows of {found_inputs} inputs and {found_actions} actions; the run's network takes \
+         {inputs} inputs and {actions} actions"
+    )]
+    Shape { path: PathBuf, found_inputs: usize, found_actions: usize, inputs: usize, actions: usize },
 }
 
-fn row_bytes(inputs: usize, actions: usize) -> usize {
-    4 * inputs + 8 + 4 * actions + 12
+/// The most actions a row can hold: its legal moves are one bit each of a `u64`.
+const MAX_ROW_ACTIONS: usize = 64;
+
+/// Bytes a row takes, or `None` when a header's sizes overflow.
+fn row_bytes(inputs: usize, actions: usize) -> Option<usize> {
+    inputs.checked_add(actions)?.checked_mul(4)?.checked_add(20)
+}
+
+impl ShardHeader {
+    /// Refuses a shard whose rows are not `inputs` wide with `actions` actions: rows that a
+    /// network of another shape cannot learn from (a shard of the same rules from another
+    /// encoding, or written wrong).
+    ///
+    /// # Errors
+    /// [`ShardError::Shape`] naming `path` and both shapes.
+    pub fn check_shape(&self, path: &Path, inputs: usize, actions: usize) -> Result<(), ShardError> {
+        if (self.inputs, self.actions) != (inputs, actions) {
+            return Err(ShardError::Shape {
+                path: path.to_path_buf(),
+                found_inputs: self.inputs,
+                found_actions: self.actions,
+                inputs,
+                actions,
+            });
+        }
+        Ok(())
+    }
 }
 
 /// Serialises rows into shard bytes.
@@ -77,7 +107,7 @@ pub fn shard_bytes(header: &ShardHeader, rows: &[Row]) -> Vec<u8> {
     out.extend_from_slice(&ENCODING_VERSION.to_le_bytes());
     out.extend_from_slice(&(head.len() as u32).to_le_bytes());
     out.extend_from_slice(&head);
-    let mut raw = Vec::with_capacity(rows.len() * row_bytes(header.inputs, header.actions));
+    let mut raw = Vec::with_capacity(rows.len() * row_bytes(header.inputs, header.actions).unwrap_or(0));
     for r in rows {
         debug_assert_eq!(r.inputs.len(), header.inputs);
         debug_assert_eq!(r.policy.len(), header.actions);
@@ -132,16 +162,28 @@ pub fn parse_shard(path: &Path, bytes: &[u8], rules: Option<&str>) -> Result<(Sh
     {
         return Err(ShardError::WrongGame { path: p(), found: header.rules.clone(), expected: r.to_string() });
     }
+    let corrupt = |what: String| ShardError::Corrupt { path: p(), what };
+    if header.actions > MAX_ROW_ACTIONS {
+        return Err(corrupt(format!(
+            "{} actions, more than the {MAX_ROW_ACTIONS} a row's legal mask holds",
+            header.actions
+        )));
+    }
+    let size = row_bytes(header.inputs, header.actions)
+        .ok_or_else(|| corrupt(format!("rows of {} inputs do not fit in memory", header.inputs)))?;
+    let expected = size
+        .checked_mul(header.rows)
+        .ok_or_else(|| corrupt(format!("{} rows of {size} bytes do not fit in memory", header.rows)))?;
+    // Read one byte past what the header promises, no more: a stream that inflates without
+    // end (or to far more than the header says) is caught without holding it all.
     let mut raw = Vec::new();
     DeflateDecoder::new(compressed)
+        .take(expected as u64 + 1)
         .read_to_end(&mut raw)
-        .map_err(|e| ShardError::Corrupt { path: p(), what: format!("payload: {e}") })?;
-    let size = row_bytes(header.inputs, header.actions);
-    if raw.len() != size * header.rows {
-        return Err(ShardError::Corrupt {
-            path: p(),
-            what: format!("{} payload bytes for {} rows of {size}", raw.len(), header.rows),
-        });
+        .map_err(|e| corrupt(format!("payload: {e}")))?;
+    if raw.len() != expected {
+        let found = if raw.len() > expected { "more".to_string() } else { raw.len().to_string() };
+        return Err(corrupt(format!("{found} payload bytes for {} rows of {size}", header.rows)));
     }
     let f32_at = |at: usize| f32::from_le_bytes(raw[at..at + 4].try_into().expect("4 bytes"));
     let mut rows = Vec::with_capacity(header.rows);

@@ -92,14 +92,76 @@ fn finished_value(status: Status, side: Player, scores: ByPlayer<u16>) -> Option
     Some((outcome.margin_for(side) - already) as i16)
 }
 
-/// Builds the database of `game` for every board of up to `max_seeds` seeds.
+/// The memory a build holds by default at most, 16 GiB: Oware to 23 seeds on the board,
+/// Kalah (six houses) to 23. A larger database is built with [`build_within`] and a higher
+/// limit, on a machine that has it.
+pub const DEFAULT_MEMORY_LIMIT: u64 = 16 << 30;
+
+/// Bytes a position of the layer being built holds while it is built: its best exit and
+/// whether it is final (1 + 1), the start of its edges (4), about four edges of 4 bytes, and
+/// its two bounds (1 + 1).
+const WORK_BYTES_A_SLOT: f64 = 24.0;
+
+/// About the memory building a database of `pits` pits and up to `max_seeds` seeds takes:
+/// one byte a position, and the work of the largest layer (the last). In `f64`, because the
+/// sizes a user can ask for overflow any integer.
+pub fn memory_needed(pits: usize, max_seeds: usize) -> f64 {
+    let positions = |seeds: usize| 2.0 * binomial(seeds + pits, pits);
+    let last_layer = 2.0 * binomial((max_seeds + pits).saturating_sub(1), pits.saturating_sub(1));
+    positions(max_seeds) + WORK_BYTES_A_SLOT * last_layer
+}
+
+/// `C(n, k)` as a float (exact while it fits 53 bits, close enough after for a size).
+fn binomial(n: usize, k: usize) -> f64 {
+    if k > n {
+        return 0.0;
+    }
+    let k = k.min(n - k);
+    (0..k).fold(1.0, |c, i| c * (n - i) as f64 / (i + 1) as f64)
+}
+
+/// A count for people: exact while it has at most 15 digits, then "1.23e33".
+fn count(n: f64) -> String {
+    if n < 1e15 { format!("{n:.0}") } else { format!("{n:.2e}") }
+}
+
+/// A byte count for people: "1.5 GiB", "2.5e12 GiB".
+pub fn human_bytes(bytes: f64) -> String {
+    const UNITS: [&str; 5] = ["bytes", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = bytes;
+    for unit in UNITS {
+        if value < 1024.0 || unit == "TiB" {
+            return if value < 1e6 { format!("{value:.1} {unit}") } else { format!("{value:.2e} {unit}") };
+        }
+        value /= 1024.0;
+    }
+    unreachable!("the last unit returns")
+}
+
+/// Builds the database of `game` for every board of up to `max_seeds` seeds, within
+/// [`DEFAULT_MEMORY_LIMIT`].
 ///
 /// # Errors
-/// [`TablebaseError::BadSeedLimit`] when the limit exceeds the game's seeds or 127;
-/// [`TablebaseError::Setup`] when the rules refuse a board.
+/// As [`build_within`].
 pub fn build<G: Game>(
     game: &G,
     max_seeds: usize,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<(Tablebase, BuildStats), TablebaseError> {
+    build_within(game, max_seeds, DEFAULT_MEMORY_LIMIT, progress)
+}
+
+/// Builds the database of `game` for every board of up to `max_seeds` seeds, refusing one
+/// whose build would take more than `memory_limit` bytes ([`memory_needed`]).
+///
+/// # Errors
+/// [`TablebaseError::BadSeedLimit`] when the limit exceeds the game's seeds or 127;
+/// [`TablebaseError::TooLarge`] when the build needs more memory than `memory_limit` (or
+/// could not get it); [`TablebaseError::Setup`] when the rules refuse a board.
+pub fn build_within<G: Game>(
+    game: &G,
+    max_seeds: usize,
+    memory_limit: u64,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<(Tablebase, BuildStats), TablebaseError> {
     let started = Instant::now();
@@ -112,8 +174,29 @@ pub fn build<G: Game>(
         return Err(bad("values are stored in one byte: 127 seeds at most".into()));
     }
     let pits = game.pits(&game.start()).len();
-    let ix = Indexer::new(pits, max_seeds);
-    let mut values = vec![0i8; ix.slots() as usize];
+    let too_large = |reason: String| TablebaseError::TooLarge {
+        rules: game.rules_string(),
+        seeds: max_seeds,
+        positions: count(2.0 * binomial(max_seeds + pits, pits)),
+        memory: human_bytes(memory_needed(pits, max_seeds)),
+        reason,
+    };
+    let need = memory_needed(pits, max_seeds);
+    if need > memory_limit as f64 {
+        return Err(too_large(format!("the limit is {}", human_bytes(memory_limit as f64))));
+    }
+    // Edges address a position of their layer in 31 bits (the top bit marks the same side).
+    if 2.0 * binomial(max_seeds + pits - 1, pits - 1) > f64::from(SAME_SIDE) {
+        return Err(too_large("a layer of more than 2^31 positions cannot be indexed".into()));
+    }
+    let ix = Indexer::new(pits, max_seeds).ok_or_else(|| too_large("the index overflows 64 bits".into()))?;
+    let slots =
+        usize::try_from(ix.slots()).map_err(|_| too_large("its values do not fit this machine's memory".into()))?;
+    let mut values = Vec::new();
+    values
+        .try_reserve_exact(slots)
+        .map_err(|e| too_large(format!("the memory for its values could not be had: {e}")))?;
+    values.resize(slots, 0i8);
     let mut stats = BuildStats { slots: ix.slots(), ..BuildStats::default() };
     let done = AtomicU64::new(0);
     for seeds in 0..=max_seeds {

@@ -13,6 +13,12 @@ pub enum TablebaseError {
     Unsupported { rules: String, reason: String },
     #[error("cannot build a database of {seeds} seeds for {rules}: {reason}")]
     BadSeedLimit { rules: String, seeds: usize, reason: String },
+    /// The database would not fit: the memory it needs is named beside the limit.
+    #[error(
+        "a database of up to {seeds} seeds for '{rules}' holds {positions} positions and needs about {memory} to build: \
+         {reason}; build it for fewer seeds"
+    )]
+    TooLarge { rules: String, seeds: usize, positions: String, memory: String, reason: String },
     #[error("the rules refuse board {pits:?} with {side} to move while building: {source}")]
     Setup {
         pits: Vec<u8>,

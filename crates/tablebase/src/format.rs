@@ -22,6 +22,7 @@
 use std::path::Path;
 
 use mancala_container::{Builder, Kind};
+use mancala_rules::Game;
 
 use crate::Tablebase;
 use crate::error::TablebaseError;
@@ -104,7 +105,19 @@ pub fn decode(name: &Path, bytes: &[u8]) -> Result<Tablebase, TablebaseError> {
             r.header_error(format!("{pits} pits and {max_seeds} seeds are outside 2..=64 pits and 0..=127 seeds"))
         );
     }
-    let indexer = Indexer::new(pits, max_seeds);
+    let indexer = Indexer::new(pits, max_seeds).ok_or_else(|| {
+        r.header_error(format!("{pits} pits and {max_seeds} seeds make more slots than 64 bits count"))
+    })?;
+    // A probe reads the game's boards through this index: they must have its pit count.
+    let game = mancala_rules::parse_rules(&rules)
+        .map_err(|e| r.header_error(format!("the rules '{rules}' are not a game of this build: {e}")))?;
+    let game_pits = game.pits(&game.start()).len();
+    if game_pits != pits {
+        return Err(r.header_error(format!("'{rules}' has {game_pits} pits, the header says {pits}")));
+    }
+    if max_seeds > usize::from(game.total_seeds()) {
+        return Err(r.header_error(format!("'{rules}' has {} seeds, the header says {max_seeds}", game.total_seeds())));
+    }
     if slots != indexer.slots() {
         return Err(
             r.header_error(format!("{slots} values, but {pits} pits and {max_seeds} seeds make {}", indexer.slots()))

@@ -14,35 +14,39 @@ use mancala_rules::Player;
 pub struct Indexer {
     pits: usize,
     max_seeds: usize,
-    /// `binom[m][k] = C(m, k)` for `m <= max_seeds + pits`, `k <= pits`.
+    /// `binom[m][k] = C(m, k)` for `m <= max_seeds + pits`, `k <= pits`, `m - k <= max_seeds`.
     binom: Vec<Vec<u64>>,
     /// `offsets[n]`: the first slot of layer `n`; `offsets[max_seeds + 1]` is the slot count.
     offsets: Vec<u64>,
 }
 
 impl Indexer {
-    /// An indexer for `pits` pits (2 at least) and boards of up to `max_seeds` seeds.
-    ///
-    /// # Panics
-    /// If `pits < 2` or the slot count overflows `u64` (far beyond any database in memory).
-    pub fn new(pits: usize, max_seeds: usize) -> Self {
-        assert!(pits >= 2, "a board has two rows of pits at least");
-        let rows = max_seeds + pits + 1;
+    /// An indexer for `pits` pits (2 at least) and boards of up to `max_seeds` seeds, or
+    /// `None` when `pits < 2` or the slot count does not fit in a `u64` (far beyond any
+    /// database in memory: a build refuses sizes long before, see
+    /// [`crate::build::memory_needed`]).
+    pub fn new(pits: usize, max_seeds: usize) -> Option<Self> {
+        if pits < 2 {
+            return None;
+        }
+        let rows = max_seeds.checked_add(pits + 1)?;
         let mut binom = vec![vec![0u64; pits + 1]; rows];
         for m in 0..rows {
             binom[m][0] = 1;
-            for k in 1..=pits.min(m) {
-                binom[m][k] = binom[m - 1][k - 1].checked_add(binom[m - 1][k]).expect("binomial overflows u64");
+            // Only C(m, k) with m - k <= max_seeds is ever read; the others (which can
+            // overflow long before the slot count does) stay 0.
+            for k in m.saturating_sub(max_seeds).max(1)..=pits.min(m) {
+                binom[m][k] = binom[m - 1][k - 1].checked_add(binom[m - 1][k])?;
             }
         }
         let mut offsets = Vec::with_capacity(max_seeds + 2);
         let mut at = 0u64;
         for n in 0..=max_seeds {
             offsets.push(at);
-            at = at.checked_add(2 * binom[n + pits - 1][pits - 1]).expect("slot count overflows u64");
+            at = at.checked_add(binom[n + pits - 1][pits - 1].checked_mul(2)?)?;
         }
         offsets.push(at);
-        Indexer { pits, max_seeds, binom, offsets }
+        Some(Indexer { pits, max_seeds, binom, offsets })
     }
 
     pub fn pits(&self) -> usize {
@@ -139,7 +143,7 @@ mod tests {
 
     #[test]
     fn rank_and_unrank_are_inverse_and_dense() {
-        let ix = Indexer::new(4, 5);
+        let ix = Indexer::new(4, 5).unwrap();
         for seeds in 0..=5 {
             let mut board = [0u8; 4];
             for r in 0..ix.boards(seeds) {
@@ -154,7 +158,7 @@ mod tests {
 
     #[test]
     fn slots_are_distinct_and_located_back() {
-        let ix = Indexer::new(3, 4);
+        let ix = Indexer::new(3, 4).unwrap();
         let mut seen = vec![false; ix.slots() as usize];
         for a in 0..=4u8 {
             for b in 0..=4 - a {
@@ -174,8 +178,19 @@ mod tests {
     }
 
     #[test]
+    fn an_index_too_large_for_u64_is_none_not_a_panic() {
+        // Kalah with 16 houses a side and 127 seeds: C(159, 32) boards overflow u64.
+        assert_eq!(Indexer::new(32, 127), None);
+        assert_eq!(Indexer::new(64, 127), None);
+        assert_eq!(Indexer::new(1, 4), None);
+        assert!(Indexer::new(12, 48).is_some());
+        // Few seeds in many pits fit, although C(68, 34) does not.
+        assert_eq!(Indexer::new(64, 4).unwrap().slots(), 2 * 814_385);
+    }
+
+    #[test]
     fn boards_outside_the_database_have_no_slot() {
-        let ix = Indexer::new(3, 4);
+        let ix = Indexer::new(3, 4).unwrap();
         assert_eq!(ix.slot(&[2, 2, 1], Player::South), None);
         assert_eq!(ix.slot(&[1, 1], Player::South), None);
         assert_eq!(ix.slot(&[0, 0, 0], Player::North), Some(1));

@@ -72,7 +72,7 @@ use std::path::Path;
 use mancala_rules::{Action, AnyGame, Game, MAX_ACTIONS, MoveMask, Player};
 
 pub use agent::PerfectAgent;
-pub use build::{BuildStats, Progress};
+pub use build::{BuildStats, DEFAULT_MEMORY_LIMIT, Progress};
 pub use error::TablebaseError;
 pub use evaluator::TablebaseEvaluator;
 pub use index::Indexer;
@@ -134,18 +134,33 @@ impl Tablebase {
     ///
     /// # Errors
     /// [`TablebaseError::Unsupported`] for a game other than Oware or Kalah (or an Oware
-    /// variant whose positions carry more than board, scores and side), and as
-    /// [`build::build`].
+    /// variant whose positions carry more than board, scores and side),
+    /// [`TablebaseError::TooLarge`] for a database that needs more than
+    /// [`build::DEFAULT_MEMORY_LIMIT`] to build, and as [`build::build`].
     pub fn build(
         game: &AnyGame,
         max_seeds: usize,
         progress: &(dyn Fn(Progress) + Sync),
     ) -> Result<(Tablebase, BuildStats), TablebaseError> {
+        Tablebase::build_within(game, max_seeds, build::DEFAULT_MEMORY_LIMIT, progress)
+    }
+
+    /// As [`Tablebase::build`], refusing a database whose build needs more than
+    /// `memory_limit` bytes ([`build::memory_needed`]) instead of the default 16 GiB.
+    ///
+    /// # Errors
+    /// As [`Tablebase::build`].
+    pub fn build_within(
+        game: &AnyGame,
+        max_seeds: usize,
+        memory_limit: u64,
+        progress: &(dyn Fn(Progress) + Sync),
+    ) -> Result<(Tablebase, BuildStats), TablebaseError> {
         check_supported(game)?;
         match game {
             // The concrete games skip AnyGame's dispatch in the inner loop.
-            AnyGame::Oware(g) => build::build(g, max_seeds, progress),
-            AnyGame::Kalah(g) => build::build(g, max_seeds, progress),
+            AnyGame::Oware(g) => build::build_within(g, max_seeds, memory_limit, progress),
+            AnyGame::Kalah(g) => build::build_within(g, max_seeds, memory_limit, progress),
             _ => unreachable!("check_supported lets only Oware and Kalah through"),
         }
     }

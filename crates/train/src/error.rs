@@ -31,6 +31,11 @@ pub enum TrainError {
     Arena(#[from] mancala_arena::ArenaError),
     #[error(transparent)]
     Shard(#[from] mancala_selfplay::ShardError),
+    #[error("self-play: {0}")]
+    SelfPlay(#[from] mancala_nn::ServiceError),
+    /// A role's thread panicked; the run stopped the other roles and kept what was stored.
+    #[error("the {role} stopped on a panic: {message}")]
+    Panicked { role: String, message: String },
 }
 
 impl TrainError {

@@ -336,7 +336,7 @@ fn publish_candidates(run: &Run, state: &mut trainer::TrainerState, ctl: &Ctl, n
 /// The training rows of one shard of self-play by the run's best model.
 fn one_shard_of_rows(run: &Run) -> Vec<mancala_selfplay::Row> {
     let model = run.load_best(&Device::flex()).unwrap();
-    let shard = worker::play_shard(run, &model, None, 1, 0, &AtomicBool::new(false)).unwrap();
+    let shard = worker::play_shard(run, &model, None, 1, 0, &AtomicBool::new(false)).unwrap().unwrap();
     mancala_selfplay::parse_shard(std::path::Path::new("shard"), &shard.bytes, None).unwrap().1
 }
 
@@ -414,7 +414,7 @@ fn a_worker_with_the_endgame_database_ends_games_at_its_door() {
     let again = mancala_train::endgame::database(&run.config, &run.game).unwrap().unwrap();
     assert!(std::sync::Arc::ptr_eq(&tb, &again.tablebase) && again.seconds == 0.0);
     let moves = |endgame| {
-        let shard = worker::play_shard(&run, &model, endgame, 1, 3, &AtomicBool::new(false)).unwrap();
+        let shard = worker::play_shard(&run, &model, endgame, 1, 3, &AtomicBool::new(false)).unwrap().unwrap();
         let (header, rows) = mancala_selfplay::parse_shard(std::path::Path::new("s"), &shard.bytes, None).unwrap();
         assert_eq!(header.games, 4);
         assert!(!rows.is_empty());
@@ -433,7 +433,7 @@ fn the_worker_adjudicates_only_when_asked() {
     let run = tiny_run_with("config-no-adjudication", over);
     let model = run.load_best(&Device::flex()).unwrap();
     let tb = mancala_train::endgame::database(&run.config, &run.game).unwrap().unwrap().tablebase;
-    let shard = worker::play_shard(&run, &model, Some(&tb), 1, 3, &AtomicBool::new(false)).unwrap();
+    let shard = worker::play_shard(&run, &model, Some(&tb), 1, 3, &AtomicBool::new(false)).unwrap().unwrap();
     let adjudicated = {
         let text = merge(
             RunConfig::shipped("tiny").unwrap(),
@@ -441,7 +441,7 @@ fn the_worker_adjudicates_only_when_asked() {
         )
         .unwrap();
         let run = Run::create(Store::open("memory://config-adjudication").unwrap(), &text).unwrap();
-        worker::play_shard(&run, &model, Some(&tb), 1, 3, &AtomicBool::new(false)).unwrap().positions
+        worker::play_shard(&run, &model, Some(&tb), 1, 3, &AtomicBool::new(false)).unwrap().unwrap().positions
     };
     assert!(adjudicated < shard.positions, "{adjudicated} positions adjudicated, {} played on", shard.positions);
 }

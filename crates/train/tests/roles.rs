@@ -26,7 +26,7 @@ fn store_shards(run: &Run, id: &str, n: usize) -> Vec<String> {
     let first = worker::next_sequence(run, id).unwrap();
     let mut keys = Vec::new();
     for seq in first..first + n as u64 {
-        let shard = worker::play_shard(run, &model, None, 1, seq, &stop).unwrap();
+        let shard = worker::play_shard(run, &model, None, 1, seq, &stop).unwrap().unwrap();
         let (key, created) = worker::upload_shard(run, id, seq, &shard.bytes).unwrap();
         assert_eq!(created, Created::New);
         keys.push(key);

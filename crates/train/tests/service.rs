@@ -34,11 +34,11 @@ fn a_tiny_run_through_the_service_completes() {
 fn a_worker_shard_through_the_service_has_its_games() {
     let run = Run::create(Store::open("memory://served-shard").unwrap(), &tiny_served()).unwrap();
     let model = run.load_best(&Device::flex()).unwrap();
-    let shard = worker::play_shard(&run, &model, None, 2, 1, &AtomicBool::new(false)).unwrap();
+    let shard = worker::play_shard(&run, &model, None, 2, 1, &AtomicBool::new(false)).unwrap().unwrap();
     assert_eq!(shard.games, run.config.selfplay.games_per_shard);
     assert!(shard.positions > 0);
     // Told to stop before the first move, it returns without a shard and without hanging.
-    assert!(worker::play_shard(&run, &model, None, 2, 2, &AtomicBool::new(true)).is_none());
+    assert!(worker::play_shard(&run, &model, None, 2, 2, &AtomicBool::new(true)).unwrap().is_none());
 }
 
 #[test]

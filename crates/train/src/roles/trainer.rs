@@ -152,7 +152,8 @@ pub fn restore(run: &Run, ctl: &Ctl) -> Result<TrainerState, TrainError> {
     }
     let rng = SmallRng::seed_from_u64(config.run.seed ^ last.generation.wrapping_mul(0x51_7cc1_b727_220a));
     let feed = if config.endgame.feed > 0.0 {
-        let built = crate::endgame::database(config, &run.game)?.expect("validation: the feed needs endgame.seeds");
+        let built = crate::endgame::database(config, &run.game)?
+            .ok_or_else(|| TrainError::Config("endgame.feed needs endgame.seeds".into()))?;
         if built.seconds > 0.0 {
             ctl.reporter.line(&format!(
                 "trainer: endgame database of at most {} seeds built in {:.1} s for the feed",
@@ -183,9 +184,14 @@ pub fn restore(run: &Run, ctl: &Ctl) -> Result<TrainerState, TrainError> {
     })
 }
 
+/// A shard's rows and games; refused (by name) when its game or its rows' shape is not the
+/// run's, which the network could not take.
 fn read_shard(run: &Run, key: &str) -> Result<(Vec<Row>, usize), TrainError> {
     let bytes = run.store.get(key)?;
-    let (header, rows) = parse_shard(Path::new(&run.store.describe(key)), &bytes, Some(&run.game.rules_string()))?;
+    let name = run.store.describe(key);
+    let (header, rows) = parse_shard(Path::new(&name), &bytes, Some(&run.game.rules_string()))?;
+    // The shape a worker of this run writes (see `worker::play_shard`).
+    header.check_shape(Path::new(&name), mancala_nn::layout(&run.game).inputs(), run.game.action_space())?;
     Ok((rows, header.games))
 }
 

@@ -109,6 +109,10 @@ pub fn poll_best(run: &Run, current: Option<u64>, device: &Device) -> Result<Opt
 }
 
 /// Plays one shard's games with `model`; `None` when stopped before they all finished.
+///
+/// # Errors
+/// [`TrainError::Nn`] for a device this machine lacks; [`TrainError::SelfPlay`] when the
+/// inference service could not start or its network panicked.
 pub fn play_shard(
     run: &Run,
     model: &StoredModel,
@@ -116,13 +120,12 @@ pub fn play_shard(
     threads: usize,
     seed: u64,
     stop: &AtomicBool,
-) -> Option<PlayedShard> {
+) -> Result<Option<PlayedShard>, TrainError> {
     let sp = &run.config.selfplay;
     let mut config = sp.clone();
     config.threads = threads.max(1);
     let search = run.config.search_config(sp.simulations);
-    let device =
-        mancala_nn::inference_device(run.config.network.device.as_str()).expect("the config's device was validated");
+    let device = mancala_nn::inference_device(run.config.network.device.as_str())?;
     let game = &run.game;
     // The database always answers the search's leaves; it ends games only when asked to.
     let adjudicator = endgame.filter(|_| run.config.endgame.adjudicate).map(|tb| &**tb);
@@ -165,15 +168,14 @@ pub fn play_shard(
                 16,
                 &|_| {},
                 stop,
-            )
-            // Its thread could not start, or the network panicked in it: as fatal as the
-            // network panicking in a search thread of the direct path.
-            .unwrap_or_else(|e| panic!("self-play: {e}"))
+            )?
+            // Its thread could not start, or the network panicked in it: the worker's error,
+            // which ends the run as a panic in a search thread of the direct path does.
             .0
         }
     };
     if out.games.len() < sp.games_per_shard {
-        return None;
+        return Ok(None);
     }
     let rows: Vec<_> = out.games.iter().flat_map(|g| g.rows.iter().cloned()).collect();
     let header = ShardHeader {
@@ -184,7 +186,7 @@ pub fn play_shard(
         games: out.games.len(),
         iteration: model.generation,
     };
-    Some(PlayedShard { bytes: shard_bytes(&header, &rows), games: out.games.len(), positions: out.moves })
+    Ok(Some(PlayedShard { bytes: shard_bytes(&header, &rows), games: out.games.len(), positions: out.moves }))
 }
 
 /// Stores a shard under the worker's id and sequence number, once.
@@ -249,13 +251,14 @@ pub fn run_worker(run: &Run, opts: &WorkerOptions, ctl: &Ctl) -> Result<WorkerRe
             ctl.idle();
             continue;
         }
-        let m = model.as_ref().expect("a model was loaded above");
+        // The poll above returned an error unless a model is loaded.
+        let Some(m) = model.as_ref() else { continue };
         let seed = mancala_rules::hash::mix64(
             run.config.run.seed
                 ^ mancala_rules::hash::mix64(sequence)
                 ^ mancala_nn::fsutil::fnv1a64(opts.id.as_bytes()),
         );
-        let Some(shard) = play_shard(run, m, endgame.as_ref(), opts.threads, seed, &ctl.stop) else {
+        let Some(shard) = play_shard(run, m, endgame.as_ref(), opts.threads, seed, &ctl.stop)? else {
             continue;
         };
         let (key, created) = ctl.retry(&role, || upload_shard(run, &opts.id, sequence, &shard.bytes))?;

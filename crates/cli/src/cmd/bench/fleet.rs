@@ -42,7 +42,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let run = Run::create(Store::open(&args.store)?, &toml::to_string(&config)?)?;
     let model = run.load_best(&Device::flex())?;
     let shard =
-        worker::play_shard(&run, &model, None, 2, 1, &AtomicBool::new(false)).context("playing the sample shard")?;
+        worker::play_shard(&run, &model, None, 2, 1, &AtomicBool::new(false))?.context("playing the sample shard")?;
     let (_, rows) = mancala_selfplay::parse_shard(std::path::Path::new("sample"), &shard.bytes, None)?;
     println!(
         "sample shard: {} games, {} positions, {} rows, {} bytes",
