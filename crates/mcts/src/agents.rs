@@ -185,6 +185,11 @@ impl<G: Game, E: Evaluator<G>> SearchAgent<G, E> {
         &mut self.search
     }
 
+    /// How many threads evaluate leaves (one an evaluator).
+    pub fn threads(&self) -> usize {
+        self.evaluators.len()
+    }
+
     /// The evaluators, one a thread.
     pub fn evaluators_mut(&mut self) -> &mut [E] {
         &mut self.evaluators
