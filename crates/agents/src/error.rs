@@ -27,8 +27,9 @@ pub enum SpecError {
     DepthAndTime { spec: String },
     #[error("agent '{spec}': sims={value} is above the cap on simulations, MAX_SIMULATIONS = {cap}")]
     TooManySimulations { spec: String, value: String, cap: u32 },
+    /// Boxed, as `File` is.
     #[error("agent '{spec}': {source}")]
-    Player { spec: String, source: PlayerError },
+    Player { spec: String, source: Box<PlayerError> },
     /// Boxed: a file error carries the reader's own error, and would make every result of
     /// parsing as large as the rarest failure.
     #[error("agent '{spec}': {source}")]
@@ -63,8 +64,9 @@ pub enum PlayerError {
     Margin { asked: f32 },
     #[error("{model} is a model for '{found}', not for '{expected}'")]
     ModelForOtherGame { model: String, found: String, expected: String },
+    /// Boxed: the readers' errors are large beside the others.
     #[error("model {model}: {source}")]
-    Model { model: String, source: NnError },
+    Model { model: String, source: Box<NnError> },
     #[error("endgame database: {source}")]
-    Database { source: TablebaseError },
+    Database { source: Box<TablebaseError> },
 }

@@ -81,7 +81,7 @@ impl AgentSpec {
     /// [`SpecError::File`] when a file the spec names cannot be used for `game`.
     pub fn build<G: Game>(&self, game: &G, seed: u64) -> Result<Box<dyn Agent<G>>, SpecError> {
         let file = |source: FileError| SpecError::File { spec: self.text.clone(), source: Box::new(source) };
-        let player = |source: PlayerError| SpecError::Player { spec: self.text.clone(), source };
+        let player = |source: PlayerError| SpecError::Player { spec: self.text.clone(), source: Box::new(source) };
         let name = self.text.clone();
         Ok(match &self.kind {
             AgentKind::Random => Box::new(RandomAgent::new(seed)),

@@ -265,7 +265,7 @@ fn evaluator<G: Game>(
             }
             // The model's own input encoding version: a model of an older one plays as trained.
             let layout = layout_for(game, meta.encoding_version)
-                .map_err(|e| PlayerError::Model { model: name.clone(), source: e.into() })?;
+                .map_err(|e| PlayerError::Model { model: name.clone(), source: Box::new(e.into()) })?;
             Box::new(
                 NeuralEvaluator::with_layout(game, layout, (**net).clone(), Device::flex())
                     .with_margin_utility(margin)
@@ -278,7 +278,7 @@ fn evaluator<G: Game>(
         // Exact values at the leaves inside the database, the guide elsewhere.
         Some(tb) => Box::new(
             TablebaseEvaluator::new(game, tb.clone(), inner)
-                .map_err(|source| PlayerError::Database { source })?
+                .map_err(|source| PlayerError::Database { source: Box::new(source) })?
                 .with_margin_utility(margin),
         ),
     })
