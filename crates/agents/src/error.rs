@@ -25,6 +25,11 @@ pub enum SpecError {
     Missing { spec: String, what: &'static str, form: &'static str },
     #[error("agent '{spec}': give depth or ms, not both")]
     DepthAndTime { spec: String },
+    #[error("agent '{spec}': sims={value} is above the cap on simulations, MAX_SIMULATIONS = {cap}")]
+    TooManySimulations { spec: String, value: String, cap: u32 },
+    /// Boxed, as `File` is.
+    #[error("agent '{spec}': {source}")]
+    Player { spec: String, source: Box<PlayerError> },
     /// Boxed: a file error carries the reader's own error, and would make every result of
     /// parsing as large as the rarest failure.
     #[error("agent '{spec}': {source}")]
@@ -44,4 +49,24 @@ pub enum FileError {
     Model { path: PathBuf, source: NnError },
     #[error("endgame database {path}: {source}")]
     Database { path: PathBuf, source: TablebaseError },
+}
+
+/// Settings or a guide a player cannot be built from.
+#[derive(Debug, Error)]
+pub enum PlayerError {
+    #[error("{asked} simulations a move is out of range: expected 1 to the cap MAX_SIMULATIONS = {cap}", cap = mancala_mcts::MAX_SIMULATIONS)]
+    Simulations { asked: u64 },
+    #[error("{asked} threads is out of range: expected 1 to {max}", max = crate::MAX_THREADS)]
+    Threads { asked: usize },
+    #[error("a time of 0 ms a move leaves no time to search")]
+    ZeroTime,
+    #[error("margin weight {asked} is outside 0 to 0.5")]
+    Margin { asked: f32 },
+    #[error("{model} is a model for '{found}', not for '{expected}'")]
+    ModelForOtherGame { model: String, found: String, expected: String },
+    /// Boxed: the readers' errors are large beside the others.
+    #[error("model {model}: {source}")]
+    Model { model: String, source: Box<NnError> },
+    #[error("endgame database: {source}")]
+    Database { source: Box<TablebaseError> },
 }

@@ -6,9 +6,13 @@
 //! | `random` | uniformly random legal moves |
 //! | `greedy` | the largest immediate capture |
 //! | `alphabeta:depth=D` or `alphabeta:ms=M` (`ab`) | alpha-beta, default depth 4 |
-//! | `mcts:sims=N[,cpuct=C][,solver=B]` | MCTS with random rollouts, default 1000 simulations; `solver=true` backs up proven values from finished games in the tree |
-//! | `net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B][,minimax=W][,solver=B]` | a trained model with MCTS, default 200 simulations; `tb` answers positions inside an endgame database exactly; `margin` weighs the seed margin in the search's value (0 to 0.5); `cpuct`, `gather` tune the search; `pick` is `value` (default) or `value:S`, the move of the best mean value among those with at least S (one half) of the top visits, or `visits`, the most visited; `reuse=false` searches every move afresh instead of keeping the tree of the moves played since its last search; `minimax` (0.25 by default, 0 to 1) weighs the minimax of the search's evaluations beside their mean; `solver` backs up proven values from finished games in the tree |
+//! | `mcts:sims=N[,ms=T][,threads=N][,cpuct=C][,solver=B]` | MCTS with random rollouts, default 1000 simulations; `ms` and `threads` as for `net`; `solver=true` backs up proven values from finished games in the tree |
+//! | `net:FILE[,sims=N][,ms=T][,threads=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B][,minimax=W][,solver=B]` | a trained model with MCTS, default 200 simulations; `ms=T` searches T milliseconds a move instead (with `sims` too, whichever ends first; never above the cap `MAX_SIMULATIONS`, one million); `threads=N` evaluates each batch of leaves on N threads; `tb` answers positions inside an endgame database exactly; `margin` weighs the seed margin in the search's value (0 to 0.5); `cpuct`, `gather` tune the search; `pick` is `value` (default) or `value:S`, the move of the best mean value among those with at least S (one half) of the top visits, or `visits`, the most visited; `reuse=false` searches every move afresh instead of keeping the tree of the moves played since its last search; `minimax` (0.25 by default, 0 to 1) weighs the minimax of the search's evaluations beside their mean; `solver` backs up proven values from finished games in the tree |
 //! | `perfect:db=FILE[,depth=D\|ms=M]` | the database's best moves inside it, alpha-beta (depth 8) outside it |
+//!
+//! Every search that plays, whether a spec names it or a front-end (the engine, `play`, the
+//! web page, `tablebase accuracy`) asks for it, is built by [`build_player`] from a [`Guide`]
+//! (a model or rollouts) and [`PlayerSettings`], so the same model plays the same way in each.
 //!
 //! A spec is parsed once into an [`AgentSpec`] (syntax and numbers, no files), checked
 //! against a game ([`AgentSpec::check`]: the files exist and are for that game), and built
@@ -26,23 +30,26 @@
 
 mod error;
 mod files;
+mod player;
 mod spec;
 
-use mancala_mcts::agents::{AlphaBetaAgent, GreedyAgent, MctsAgent, RandomAgent};
-use mancala_mcts::{Agent, SearchAgent, SearchConfig};
+use mancala_mcts::Agent;
+use mancala_mcts::agents::{AlphaBetaAgent, GreedyAgent, RandomAgent};
 use mancala_rules::Game;
-use mancala_tablebase::{PerfectAgent, TablebaseEvaluator};
+use mancala_tablebase::PerfectAgent;
 
-pub use error::{FileError, SpecError};
+pub use error::{FileError, PlayerError, SpecError};
 pub use files::{cached_model, cached_tablebase, model_evaluator};
+pub use mancala_mcts::MAX_SIMULATIONS;
+pub use player::{Guide, MAX_THREADS, Player, PlayerSettings, build_player};
 pub use spec::{
     ALPHABETA_DEPTH, AgentKind, AgentSpec, MAX_NET_GATHER, MCTS_C_PUCT, MCTS_SIMULATIONS, NET_GATHER, NET_MINIMAX,
-    NET_SIMULATIONS, NET_SOLVER, PERFECT_DEPTH,
+    NET_PICK, NET_REUSE, NET_SIMULATIONS, NET_SOLVER, PERFECT_DEPTH,
 };
 
 /// Every spec form, for error messages and help texts.
-pub const ALL_AGENTS: &str = "random, greedy, alphabeta:depth=D, alphabeta:ms=M, mcts:sims=N[,cpuct=C][,solver=B], \
-     net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B][,minimax=W][,solver=B], perfect:db=FILE[,depth=D|ms=M]";
+pub const ALL_AGENTS: &str = "random, greedy, alphabeta:depth=D, alphabeta:ms=M, mcts:sims=N[,ms=T][,threads=N][,cpuct=C][,solver=B], \
+     net:FILE[,sims=N][,ms=T][,threads=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B][,minimax=W][,solver=B], perfect:db=FILE[,depth=D|ms=M]";
 
 impl AgentSpec {
     /// Checks that the files the spec names exist and are for `game`, reading them into the
@@ -74,57 +81,20 @@ impl AgentSpec {
     /// [`SpecError::File`] when a file the spec names cannot be used for `game`.
     pub fn build<G: Game>(&self, game: &G, seed: u64) -> Result<Box<dyn Agent<G>>, SpecError> {
         let file = |source: FileError| SpecError::File { spec: self.text.clone(), source: Box::new(source) };
+        let player = |source: PlayerError| SpecError::Player { spec: self.text.clone(), source: Box::new(source) };
         let name = self.text.clone();
         Ok(match &self.kind {
             AgentKind::Random => Box::new(RandomAgent::new(seed)),
             AgentKind::Greedy => Box::new(GreedyAgent::new(game.clone(), seed)),
             AgentKind::AlphaBeta { limit } => Box::new(AlphaBetaAgent::new(game.clone(), *limit, name)),
-            AgentKind::Mcts { simulations, c_puct, solver } => {
-                let config = SearchConfig {
-                    simulations: *simulations,
-                    c_puct: *c_puct,
-                    solver: *solver,
-                    ..SearchConfig::default()
-                };
-                Box::new(MctsAgent::new(game.clone(), config, seed, name))
+            AgentKind::Mcts { search } => {
+                let player = build_player(game, &Guide::Rollouts, None, search, seed, name).map_err(player)?;
+                Box::new(player)
             }
-            AgentKind::Net {
-                model,
-                simulations,
-                tablebase,
-                margin_utility,
-                c_puct,
-                gather,
-                pick,
-                reuse,
-                solver,
-                minimax,
-            } => {
-                // The model's own encoding version: a file of an older one plays too.
-                let own = cached_model(game, model).map_err(file)?.0.margin_utility();
-                let margin_utility = margin_utility.unwrap_or(own);
-                let inner = model_evaluator(game, model).map_err(file)?.with_margin_utility(margin_utility).cached(14);
-                let config = SearchConfig {
-                    simulations: *simulations,
-                    c_puct: *c_puct,
-                    leaves_per_gather: *gather,
-                    margin_utility,
-                    final_pick: *pick,
-                    solver: *solver,
-                    minimax_weight: *minimax,
-                    ..SearchConfig::default()
-                };
-                match tablebase {
-                    None => Box::new(SearchAgent::new(game.clone(), config, inner, seed, name).with_reuse(*reuse)),
-                    Some(db) => {
-                        // Exact values at the leaves inside the database, the network elsewhere.
-                        let tb = cached_tablebase(game, db).map_err(file)?;
-                        let evaluator = TablebaseEvaluator::new(game, tb, inner)
-                            .map_err(|source| file(FileError::Database { path: db.clone(), source }))?
-                            .with_margin_utility(margin_utility);
-                        Box::new(SearchAgent::new(game.clone(), config, evaluator, seed, name).with_reuse(*reuse))
-                    }
-                }
+            AgentKind::Net { model, tablebase, search } => {
+                let guide = Guide::model_file(game, model).map_err(file)?;
+                let tb = tablebase.as_ref().map(|db| cached_tablebase(game, db)).transpose().map_err(file)?;
+                Box::new(build_player(game, &guide, tb.as_ref(), search, seed, name).map_err(player)?)
             }
             AgentKind::Perfect { db, fallback } => {
                 let tb = cached_tablebase(game, db).map_err(file)?;

@@ -7,10 +7,11 @@ use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
 
-use mancala_mcts::FinalPick;
 use mancala_mcts::alphabeta::Limit;
+use mancala_mcts::{FinalPick, MAX_SIMULATIONS};
 
 use crate::error::SpecError;
+use crate::player::{MAX_THREADS, PlayerSettings};
 
 /// Default simulations of `mcts` (rollouts are cheap, so many).
 pub const MCTS_SIMULATIONS: u32 = 1000;
@@ -48,36 +49,27 @@ pub enum AgentKind {
     Greedy,
     /// `alphabeta:depth=D` or `alphabeta:ms=M` (`ab` for short).
     AlphaBeta { limit: Limit },
-    /// `mcts:sims=N[,cpuct=C][,solver=B]`: MCTS with random rollouts; `solver=true` backs up
-    /// proven values from finished games in the tree (off by default: the yardstick).
-    Mcts { simulations: u32, c_puct: f32, solver: bool },
-    /// `net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B][,minimax=W][,solver=B]`: a trained model guiding
-    /// MCTS, with exact values from an endgame database at the leaves inside it when `tb` is
-    /// given, and the seed margin weighted `W` in the value its search maximises (without
-    /// `margin`, the weight the model's run searched with, which its file names; 0 for older
-    /// files). `cpuct` is the exploration constant, `gather` the leaves gathered (under
-    /// virtual loss) for one network call: 1 is the plain serial search, slower per move.
-    /// `pick` is the move a finished search plays: `visits` (the most visited), `value` or
-    /// `value:S` (the best mean value among the moves with at least S of the top visits, S
-    /// one half for `value`). `reuse` (`true`, the default, or `false`): whether a search
-    /// keeps the subtree of the moves played since the agent's last search, as self-play does,
-    /// adding its simulations to the visits kept there. `solver` (`true` or `false`, by
-    /// default [`NET_SOLVER`]): whether the search backs up proven values from finished
-    /// games in its tree, never playing a move proven worse than another. `minimax` (0 to 1,
-    /// by default [`NET_MINIMAX`]): the weight of the minimax of the search's evaluations
-    /// beside their mean (implicit minimax backups).
-    Net {
-        model: PathBuf,
-        simulations: u32,
-        tablebase: Option<PathBuf>,
-        margin_utility: Option<f32>,
-        c_puct: f32,
-        gather: usize,
-        pick: FinalPick,
-        reuse: bool,
-        solver: bool,
-        minimax: f32,
-    },
+    /// `mcts:sims=N[,ms=T][,threads=N][,cpuct=C][,solver=B]`: MCTS with random rollouts,
+    /// searched with [`PlayerSettings::rollouts`] changed by the parameters. `solver=true`
+    /// backs up proven values from finished games in the tree (off by default: the yardstick).
+    Mcts { search: PlayerSettings },
+    /// `net:FILE[,sims=N][,ms=T][,threads=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B][,minimax=W][,solver=B]`:
+    /// a trained model guiding MCTS ([`PlayerSettings::network`] changed by the parameters),
+    /// with exact values from an endgame database at the leaves inside it when `tb` is given.
+    /// `sims` is the simulations a move; `ms` a time a move instead (with `sims` too, whichever
+    /// ends first; alone, at most [`MAX_SIMULATIONS`]); `threads` the threads that evaluate
+    /// each batch of leaves. `margin` weighs the seed margin in the value its search
+    /// maximises (without it, the weight the model's run searched with, which its file names;
+    /// 0 for older files). `cpuct` is the exploration constant, `gather` the leaves gathered
+    /// (under virtual loss) for one network call on each thread: 1 is the plain serial search,
+    /// slower per move. `pick` is the move a finished search plays: `visits` (the most
+    /// visited), `value` or `value:S` (the best mean value among the moves with at least S of
+    /// the top visits, S one half for `value`). `reuse` (`true`, the default, or `false`):
+    /// whether a search keeps the subtree of the moves played since the agent's last search.
+    /// `solver` (by default [`NET_SOLVER`]): whether the search backs up proven values from
+    /// finished games in its tree. `minimax` (0 to 1, by default [`NET_MINIMAX`]): the weight
+    /// of the minimax of the search's evaluations beside their mean.
+    Net { model: PathBuf, tablebase: Option<PathBuf>, search: PlayerSettings },
     /// `perfect:db=FILE[,depth=D|ms=M]`: the database's best moves inside it, alpha-beta
     /// outside it.
     Perfect { db: PathBuf, fallback: Limit },
@@ -163,6 +155,80 @@ impl<'a> Params<'a> {
         }
     }
 
+    /// `key=value` with `least <= value <= most`, `default` without the key.
+    fn bounded<T: FromStr + PartialOrd>(
+        &self,
+        key: &str,
+        default: T,
+        least: T,
+        most: T,
+        expected: &'static str,
+    ) -> Result<T, SpecError> {
+        let n = self.number(key, default, least, expected)?;
+        if n > most {
+            return Err(self.bad(key, expected));
+        }
+        Ok(n)
+    }
+
+    fn bad(&self, key: &str, expected: &'static str) -> SpecError {
+        SpecError::BadNumber {
+            spec: self.spec.to_string(),
+            key: key.to_string(),
+            value: self.get(key).unwrap_or_default().to_string(),
+            expected,
+        }
+    }
+
+    /// The keys `mcts` and `net` share: the budget (`sims`, `ms`), `threads`, `cpuct` and
+    /// `solver`, over `defaults`.
+    fn search(&self, defaults: PlayerSettings) -> Result<PlayerSettings, SpecError> {
+        let time = match self.get("ms") {
+            None => None,
+            Some(_) => Some(Duration::from_millis(self.number("ms", 100u64, 1, "a time of at least 1 ms")?)),
+        };
+        // On time alone, the cap bounds the simulations; with `sims` too, whichever ends first.
+        let default_sims = if time.is_some() { MAX_SIMULATIONS } else { defaults.simulations };
+        let simulations = self.number("sims", u64::from(default_sims), 1, "a whole number of at least 1")?;
+        let simulations = u32::try_from(simulations).ok().filter(|n| *n <= MAX_SIMULATIONS).ok_or_else(|| {
+            SpecError::TooManySimulations {
+                spec: self.spec.to_string(),
+                value: simulations.to_string(),
+                cap: MAX_SIMULATIONS,
+            }
+        })?;
+        let threads = self.bounded("threads", 1, 1, MAX_THREADS, "a whole number from 1 to 256")?;
+        Ok(PlayerSettings {
+            simulations,
+            time,
+            threads,
+            c_puct: self.number("cpuct", defaults.c_puct, 0.0, "a number of at least 0")?,
+            solver: self.boolean("solver", defaults.solver)?,
+            ..defaults
+        })
+    }
+
+    /// `margin=W` (0 to one half), `None` without the key.
+    fn margin(&self) -> Result<Option<f32>, SpecError> {
+        const MARGIN: &str = "a number from 0 to 0.5";
+        if self.get("margin").is_none() {
+            return Ok(None);
+        }
+        let weight = self.number("margin", 0.0, 0.0, MARGIN)?;
+        if !mancala_mcts::valid_margin_utility(weight) {
+            return Err(self.bad("margin", MARGIN));
+        }
+        Ok(Some(weight))
+    }
+
+    /// `pick=P`, [`NET_PICK`] without the key.
+    fn pick(&self) -> Result<FinalPick, SpecError> {
+        match self.get("pick") {
+            None => Ok(NET_PICK),
+            Some(text) => FinalPick::parse(text).ok_or_else(|| self.bad("pick", FinalPick::FORMS)),
+        }
+    }
+
     /// `depth=D` or `ms=M`, not both; depth is clamped to what alpha-beta can search.
     fn limit(&self, default_depth: u32) -> Result<Limit, SpecError> {
         match (self.get("depth"), self.get("ms")) {
@@ -179,8 +245,8 @@ impl<'a> Params<'a> {
 fn allowed_list(kind: &str) -> &'static str {
     match kind {
         "alphabeta" => "depth, ms",
-        "mcts" => "sims, cpuct, solver",
-        "net" => "sims, tb, margin, cpuct, gather, pick, reuse, solver, minimax",
+        "mcts" => "sims, ms, threads, cpuct, solver",
+        "net" => "sims, ms, threads, tb, margin, cpuct, gather, pick, reuse, solver, minimax",
         "perfect" => "db, depth, ms",
         _ => "none",
     }
@@ -196,102 +262,24 @@ impl AgentSpec {
         let spec = text.trim();
         let (kind, rest) = spec.split_once(':').unwrap_or((spec, ""));
         let kind = kind.trim().to_ascii_lowercase();
-        let mut pieces = rest.split(',').map(str::trim).filter(|p| !p.is_empty());
+        let pieces = rest.split(',').map(str::trim).filter(|p| !p.is_empty());
         let parsed = match kind.as_str() {
-            "random" | "greedy" => {
-                Params::split(spec, pieces, if kind == "random" { "random" } else { "greedy" }, &[])?;
-                if kind == "random" { AgentKind::Random } else { AgentKind::Greedy }
+            "random" => {
+                Params::split(spec, pieces, "random", &[])?;
+                AgentKind::Random
+            }
+            "greedy" => {
+                Params::split(spec, pieces, "greedy", &[])?;
+                AgentKind::Greedy
             }
             "alphabeta" | "ab" => {
                 let p = Params::split(spec, pieces, "alphabeta", &["depth", "ms"])?;
                 AgentKind::AlphaBeta { limit: p.limit(ALPHABETA_DEPTH)? }
             }
-            "mcts" => {
-                let p = Params::split(spec, pieces, "mcts", &["sims", "cpuct", "solver"])?;
-                let simulations = p.number("sims", MCTS_SIMULATIONS, 1, "a whole number of at least 1")?;
-                let c_puct = p.number("cpuct", MCTS_C_PUCT, 0.0, "a number of at least 0")?;
-                AgentKind::Mcts { simulations, c_puct, solver: p.boolean("solver", false)? }
-            }
-            "net" => {
-                // The model file comes first and has no key, so that `net:FILE` stays short.
-                let missing = || SpecError::Missing {
-                    spec: spec.to_string(),
-                    what: "a model file",
-                    form: "net:FILE[,sims=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B][,minimax=W][,solver=B]",
-                };
-                let model = pieces.next().filter(|f| !f.contains('=')).ok_or_else(missing)?;
-                let p = Params::split(
-                    spec,
-                    pieces,
-                    "net",
-                    &["sims", "tb", "margin", "cpuct", "gather", "pick", "reuse", "solver", "minimax"],
-                )?;
-                const MARGIN: &str = "a number from 0 to 0.5";
-                let margin_utility = p.number("margin", 0.0, 0.0, MARGIN)?;
-                if !mancala_mcts::valid_margin_utility(margin_utility) {
-                    return Err(SpecError::BadNumber {
-                        spec: spec.to_string(),
-                        key: "margin".into(),
-                        value: p.get("margin").unwrap_or_default().to_string(),
-                        expected: MARGIN,
-                    });
-                }
-                const GATHER: &str = "a whole number from 1 to 256";
-                let gather = p.number("gather", NET_GATHER, 1, GATHER)?;
-                if gather > MAX_NET_GATHER {
-                    return Err(SpecError::BadNumber {
-                        spec: spec.to_string(),
-                        key: "gather".into(),
-                        value: gather.to_string(),
-                        expected: GATHER,
-                    });
-                }
-                let pick = match p.get("pick") {
-                    None => NET_PICK,
-                    Some(text) => FinalPick::parse(text).ok_or_else(|| SpecError::BadNumber {
-                        spec: spec.to_string(),
-                        key: "pick".into(),
-                        value: text.to_string(),
-                        expected: FinalPick::FORMS,
-                    })?,
-                };
-                let reuse = p.boolean("reuse", NET_REUSE)?;
-                let solver = p.boolean("solver", NET_SOLVER)?;
-                const MINIMAX: &str = "a number from 0 to 1";
-                let minimax = p.number("minimax", NET_MINIMAX, 0.0, MINIMAX)?;
-                if minimax > 1.0 {
-                    return Err(SpecError::BadNumber {
-                        spec: spec.to_string(),
-                        key: "minimax".into(),
-                        value: minimax.to_string(),
-                        expected: MINIMAX,
-                    });
-                }
-                AgentKind::Net {
-                    model: PathBuf::from(model),
-                    simulations: p.number("sims", NET_SIMULATIONS, 1, "a whole number of at least 1")?,
-                    tablebase: p.get("tb").map(PathBuf::from),
-                    margin_utility: p.get("margin").map(|_| margin_utility),
-                    c_puct: p.number("cpuct", MCTS_C_PUCT, 0.0, "a number of at least 0")?,
-                    gather,
-                    pick,
-                    reuse,
-                    solver,
-                    minimax,
-                }
-            }
-            "perfect" => {
-                let p = Params::split(spec, pieces, "perfect", &["db", "depth", "ms"])?;
-                let db = p.get("db").filter(|d| !d.is_empty()).ok_or_else(|| SpecError::Missing {
-                    spec: spec.to_string(),
-                    what: "db=FILE",
-                    form: "perfect:db=FILE[,depth=D|ms=M]",
-                })?;
-                AgentKind::Perfect { db: PathBuf::from(db), fallback: p.limit(PERFECT_DEPTH)? }
-            }
-            _ => {
-                return Err(SpecError::UnknownKind { spec: spec.to_string(), kind });
-            }
+            "mcts" => parse_mcts(spec, pieces)?,
+            "net" => parse_net(spec, pieces)?,
+            "perfect" => parse_perfect(spec, pieces)?,
+            _ => return Err(SpecError::UnknownKind { spec: spec.to_string(), kind }),
         };
         Ok(AgentSpec { text: spec.to_string(), kind: parsed })
     }
@@ -306,6 +294,46 @@ impl AgentSpec {
             _ => Vec::new(),
         }
     }
+}
+
+/// The keys `mcts` takes.
+const MCTS_KEYS: &[&str] = &["sims", "ms", "threads", "cpuct", "solver"];
+/// The keys `net` takes after its model file.
+const NET_KEYS: &[&str] =
+    &["sims", "ms", "threads", "tb", "margin", "cpuct", "gather", "pick", "reuse", "solver", "minimax"];
+/// The form of a `net` spec, for the message when its model file is missing.
+const NET_FORM: &str = "net:FILE[,sims=N][,ms=T][,threads=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B][,minimax=W][,solver=B]";
+
+/// `mcts:...`: the rollout settings changed by the parameters.
+fn parse_mcts<'a>(spec: &'a str, pieces: impl Iterator<Item = &'a str>) -> Result<AgentKind, SpecError> {
+    let p = Params::split(spec, pieces, "mcts", MCTS_KEYS)?;
+    Ok(AgentKind::Mcts { search: p.search(PlayerSettings::rollouts())? })
+}
+
+/// `net:FILE,...`: the model file first, then the network settings changed by the parameters.
+fn parse_net<'a>(spec: &'a str, mut pieces: impl Iterator<Item = &'a str>) -> Result<AgentKind, SpecError> {
+    // The model file comes first and has no key, so that `net:FILE` stays short.
+    let missing = || SpecError::Missing { spec: spec.to_string(), what: "a model file", form: NET_FORM };
+    let model = pieces.next().filter(|f| !f.contains('=')).ok_or_else(missing)?;
+    let p = Params::split(spec, pieces, "net", NET_KEYS)?;
+    let mut search = p.search(PlayerSettings::network())?;
+    search.margin = p.margin()?;
+    search.gather = p.bounded("gather", NET_GATHER, 1, MAX_NET_GATHER, "a whole number from 1 to 256")?;
+    search.pick = p.pick()?;
+    search.reuse = p.boolean("reuse", NET_REUSE)?;
+    search.minimax = p.bounded("minimax", NET_MINIMAX, 0.0, 1.0, "a number from 0 to 1")?;
+    Ok(AgentKind::Net { model: PathBuf::from(model), tablebase: p.get("tb").map(PathBuf::from), search })
+}
+
+/// `perfect:db=FILE[,depth=D|ms=M]`.
+fn parse_perfect<'a>(spec: &'a str, pieces: impl Iterator<Item = &'a str>) -> Result<AgentKind, SpecError> {
+    let p = Params::split(spec, pieces, "perfect", &["db", "depth", "ms"])?;
+    let db = p.get("db").filter(|d| !d.is_empty()).ok_or_else(|| SpecError::Missing {
+        spec: spec.to_string(),
+        what: "db=FILE",
+        form: "perfect:db=FILE[,depth=D|ms=M]",
+    })?;
+    Ok(AgentKind::Perfect { db: PathBuf::from(db), fallback: p.limit(PERFECT_DEPTH)? })
 }
 
 impl FromStr for AgentSpec {

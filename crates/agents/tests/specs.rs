@@ -4,7 +4,11 @@
 use std::path::{Path, PathBuf};
 
 use burn::prelude::Device;
-use mancala_agents::{AgentKind, AgentSpec, FileError, NET_MINIMAX, NET_SOLVER, SpecError};
+use std::time::Duration;
+
+use mancala_agents::{
+    AgentKind, AgentSpec, FileError, MAX_SIMULATIONS, NET_MINIMAX, NET_SOLVER, PlayerSettings, SpecError,
+};
 use mancala_mcts::FinalPick;
 use mancala_mcts::alphabeta::Limit;
 use mancala_nn::{ModelMeta, NetConfig, NnError, layout, save_model};
@@ -105,59 +109,63 @@ fn specs_parse_into_typed_kinds_with_their_defaults() {
         parse("alphabeta:ms=50"),
         AgentKind::AlphaBeta { limit: Limit::Time(std::time::Duration::from_millis(50)) }
     );
-    assert_eq!(parse("mcts"), AgentKind::Mcts { simulations: 1000, c_puct: 1.5, solver: false });
-    assert_eq!(parse("mcts:sims=100,cpuct=2"), AgentKind::Mcts { simulations: 100, c_puct: 2.0, solver: false });
-    assert_eq!(parse("mcts:solver=true"), AgentKind::Mcts { simulations: 1000, c_puct: 1.5, solver: true });
-    let net = |simulations: u32, tablebase: Option<&str>, margin_utility: Option<f32>| AgentKind::Net {
+    let mcts = |search: PlayerSettings| AgentKind::Mcts { search };
+    let rollouts = PlayerSettings::rollouts();
+    assert_eq!(rollouts.simulations, 1000);
+    assert_eq!(parse("mcts"), mcts(rollouts.clone()));
+    assert_eq!(
+        parse("mcts:sims=100,cpuct=2"),
+        mcts(PlayerSettings { simulations: 100, c_puct: 2.0, ..rollouts.clone() })
+    );
+    assert_eq!(parse("mcts:solver=true"), mcts(PlayerSettings { solver: true, ..rollouts.clone() }));
+    let ms = |n: u64| Some(Duration::from_millis(n));
+    assert_eq!(
+        parse("mcts:ms=50,threads=2"),
+        mcts(PlayerSettings { simulations: MAX_SIMULATIONS, time: ms(50), threads: 2, ..rollouts.clone() }),
+        "on time alone the cap bounds the simulations"
+    );
+    assert_eq!(
+        parse("mcts:ms=50,sims=300"),
+        mcts(PlayerSettings { simulations: 300, time: ms(50), ..rollouts.clone() })
+    );
+    let network = PlayerSettings::network();
+    assert_eq!(
+        (network.simulations, network.gather, network.pick, network.reuse, network.solver, network.minimax),
+        (200, 8, FinalPick::IN_PLAY, true, NET_SOLVER, NET_MINIMAX)
+    );
+    let net = |search: PlayerSettings, tablebase: Option<&str>| AgentKind::Net {
         model: "a.mzm".into(),
-        simulations,
         tablebase: tablebase.map(Into::into),
-        margin_utility,
-        c_puct: 1.5,
-        gather: 8,
-        pick: FinalPick::IN_PLAY,
-        reuse: true,
-        solver: NET_SOLVER,
-        minimax: NET_MINIMAX,
+        search,
     };
-    assert_eq!(parse("net:a.mzm"), net(200, None, None));
-    assert_eq!(parse("net:a.mzm,sims=50,tb=k.tb"), net(50, Some("k.tb"), None));
-    assert_eq!(parse("net:a.mzm,margin=0.2"), net(200, None, Some(0.2)));
-    assert_eq!(parse("net:a.mzm,margin=0"), net(200, None, Some(0.0)));
+    assert_eq!(parse("net:a.mzm"), net(network.clone(), None));
+    assert_eq!(
+        parse("net:a.mzm,sims=50,tb=k.tb"),
+        net(PlayerSettings { simulations: 50, ..network.clone() }, Some("k.tb"))
+    );
+    assert_eq!(parse("net:a.mzm,margin=0.2"), net(PlayerSettings { margin: Some(0.2), ..network.clone() }, None));
+    assert_eq!(parse("net:a.mzm,margin=0"), net(PlayerSettings { margin: Some(0.0), ..network.clone() }, None));
     assert_eq!(
         parse("net:a.mzm,cpuct=2.5,gather=1"),
-        AgentKind::Net {
-            model: "a.mzm".into(),
-            simulations: 200,
-            tablebase: None,
-            margin_utility: None,
-            c_puct: 2.5,
-            gather: 1,
-            pick: FinalPick::Value { min_share: 0.5 },
-            reuse: true,
-            solver: NET_SOLVER,
-            minimax: NET_MINIMAX,
-        }
+        net(PlayerSettings { c_puct: 2.5, gather: 1, ..network.clone() }, None)
     );
-    let picked = |text: &str| match parse(text) {
-        AgentKind::Net { pick, .. } => pick,
+    assert_eq!(
+        parse("net:a.mzm,ms=200,threads=4"),
+        net(PlayerSettings { simulations: MAX_SIMULATIONS, time: ms(200), threads: 4, ..network.clone() }, None)
+    );
+    let searched = |text: &str| match parse(text) {
+        AgentKind::Net { search, .. } => search,
         other => panic!("{text}: {other:?}"),
     };
-    assert_eq!(picked("net:a.mzm,pick=visits"), FinalPick::Visits);
-    assert_eq!(picked("net:a.mzm,pick=value"), FinalPick::Value { min_share: 0.5 });
-    assert_eq!(picked("net:a.mzm,sims=800,pick=value:0.25"), FinalPick::Value { min_share: 0.25 });
-    let reused = |text: &str| matches!(parse(text), AgentKind::Net { reuse: true, .. });
-    assert!(reused("net:a.mzm,reuse=true"));
-    assert!(!reused("net:a.mzm,sims=800,reuse=false"));
-    let solving = |text: &str| matches!(parse(text), AgentKind::Net { solver: true, .. });
-    assert!(solving("net:a.mzm,solver=true"));
-    assert!(!solving("net:a.mzm,sims=800,solver=false"));
-    let minimax = |text: &str| match parse(text) {
-        AgentKind::Net { minimax, .. } => minimax,
-        other => panic!("{text}: {other:?}"),
-    };
-    assert_eq!(minimax("net:a.mzm,minimax=0"), 0.0);
-    assert_eq!(minimax("net:a.mzm,minimax=1"), 1.0);
+    assert_eq!(searched("net:a.mzm,pick=visits").pick, FinalPick::Visits);
+    assert_eq!(searched("net:a.mzm,pick=value").pick, FinalPick::Value { min_share: 0.5 });
+    assert_eq!(searched("net:a.mzm,sims=800,pick=value:0.25").pick, FinalPick::Value { min_share: 0.25 });
+    assert!(searched("net:a.mzm,reuse=true").reuse);
+    assert!(!searched("net:a.mzm,sims=800,reuse=false").reuse);
+    assert!(searched("net:a.mzm,solver=true").solver);
+    assert!(!searched("net:a.mzm,sims=800,solver=false").solver);
+    assert_eq!(searched("net:a.mzm,minimax=0").minimax, 0.0);
+    assert_eq!(searched("net:a.mzm,minimax=1").minimax, 1.0);
     assert_eq!(parse("perfect:db=k.tb"), AgentKind::Perfect { db: "k.tb".into(), fallback: Limit::Depth(8) });
     assert_eq!(parse("perfect:db=k.tb,depth=3"), AgentKind::Perfect { db: "k.tb".into(), fallback: Limit::Depth(3) });
     let spec: AgentSpec = "net:a.mzm,sims=50".parse().unwrap();
@@ -185,6 +193,15 @@ fn every_bad_spec_is_refused_by_name() {
         |e| matches!(e, SpecError::BadNumber { key, value, .. } if key == "sims" && value == "abc"),
     );
     refused("mcts:sims=0", |e| matches!(e, SpecError::BadNumber { key, .. } if key == "sims"));
+    // Absurd budgets stop at the named cap instead of reserving the memory they would need.
+    for text in ["mcts:sims=4000000000", "net:a.mzm,sims=1000001", "mcts:ms=100,sims=99999999"] {
+        refused(text, |e| matches!(e, SpecError::TooManySimulations { cap, .. } if *cap == MAX_SIMULATIONS));
+        let message = AgentSpec::parse(text).unwrap_err().to_string();
+        assert!(message.contains("MAX_SIMULATIONS = 1000000"), "{message}");
+    }
+    refused("mcts:ms=0", |e| matches!(e, SpecError::BadNumber { key, .. } if key == "ms"));
+    refused("net:a.mzm,threads=0", |e| matches!(e, SpecError::BadNumber { key, .. } if key == "threads"));
+    refused("mcts:threads=257", |e| matches!(e, SpecError::BadNumber { key, .. } if key == "threads"));
     refused("mcts:cpuct=-1", |e| matches!(e, SpecError::BadNumber { key, .. } if key == "cpuct"));
     refused("alphabeta:depth=deep", |e| matches!(e, SpecError::BadNumber { key, .. } if key == "depth"));
     refused("net:a.mzm,sims=-1", |e| matches!(e, SpecError::BadNumber { key, .. } if key == "sims"));
@@ -227,12 +244,12 @@ fn refusals_name_the_bad_part_and_what_is_allowed() {
         ("nobody", "unknown kind 'nobody', expected one of random, greedy"),
         ("mcts:sims=0", "sims=0 is not a whole number of at least 1"),
         ("mcts:sims=lots", "sims=lots is not a whole number"),
-        ("mcts:depth=3", "unknown parameter 'depth' for mcts, allowed: sims, cpuct"),
+        ("mcts:depth=3", "unknown parameter 'depth' for mcts, allowed: sims, ms, threads, cpuct"),
         ("random:seed=3", "unknown parameter 'seed' for random, allowed: none"),
         ("alphabeta:depth", "'depth' is not key=value"),
         ("alphabeta:depth=3,ms=10", "give depth or ms, not both"),
         ("net:a.mzm,margin=2", "margin=2 is not a number from 0 to 0.5"),
-        ("net:a.mzm,depth=2", "allowed: sims, tb, margin, cpuct, gather, pick"),
+        ("net:a.mzm,depth=2", "allowed: sims, ms, threads, tb, margin, cpuct, gather, pick"),
         ("net:a.mzm,pick=best", "pick=best is not visits, value or value:S with S above 0 and at most 1"),
         ("net:a.mzm,pick=value:0", "pick=value:0 is not visits, value or value:S"),
         ("net:a.mzm,pick=value:2", "pick=value:2 is not visits, value or value:S"),

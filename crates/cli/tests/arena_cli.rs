@@ -118,7 +118,10 @@ fn round_robin_prints_a_row_a_pair_and_ratings() {
 
 #[test]
 fn bad_input_fails_with_a_message_naming_it() {
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 7] = [
+        // An absurd budget is refused by the cap's name before any memory is reserved.
+        (&["--a", "mcts:sims=4000000000", "--b", "random", "--games", "2"], "MAX_SIMULATIONS = 1000000"),
+        (&["--a", "mcts:ms=100,threads=0", "--b", "random", "--games", "2"], "threads=0"),
         (&["--a", "greedy", "--b", "mcts:sims=abc", "--games", "2"], "mcts:sims=abc"),
         (&["--a", "grredy", "--b", "random", "--games", "2"], "'grredy'"),
         (&["--game", "owari", "--a", "greedy", "--b", "random"], "owari"),
@@ -200,4 +203,12 @@ fn calibrate_judges_the_shipped_value_head_on_arena_games_by_phase() {
     assert!(output.status.success());
     let err = String::from_utf8(calibrate(&["--records", small.to_str().unwrap()]).stderr).unwrap();
     assert!(err.contains("no shipped network") && err.contains("--model"), "{err}");
+}
+
+#[test]
+fn agents_on_time_and_on_threads_play_a_match() {
+    let output = arena(&["--game", "kalah", "--a", "mcts:ms=2,threads=2", "--b", "mcts:sims=20", "--games", "2"]);
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("mcts:ms=2,threads=2"), "{stdout}");
 }

@@ -20,6 +20,8 @@ const PROTOCOL_COMMANDS: &[&str] = &[
     "undo",
     "genmove",
     "set",
+    "time_settings",
+    "time_left",
     "legal_moves",
     "position",
     "showboard",
@@ -270,8 +272,10 @@ fn bad_command_lines_fail_without_changing_anything() {
         ("set temperature -1", ["'-1'", "temperature"]),
         ("set seed x", ["'x'", "seed"]),
         ("set threads 0", ["'0'", "threads"]),
-        ("set colour red", ["'colour'", "simulations, temperature, seed, threads"]),
-        ("set simulations", ["KEY VALUE", "simulations, temperature, seed, threads"]),
+        ("set colour red", ["'colour'", "simulations, movetime, temperature, seed, threads"]),
+        ("set simulations", ["KEY VALUE", "simulations, movetime, temperature, seed, threads"]),
+        ("set simulations 4000000000", ["'4000000000'", "MAX_SIMULATIONS = 1000000"]),
+        ("set movetime -1", ["'-1'", "movetime"]),
     ] {
         let message = e.err(command);
         for name in names {
@@ -503,4 +507,68 @@ fn the_shipped_network_is_the_default_for_its_game() {
     assert!(owela.stderr.contains("MCTS guided by the shipped owela network"), "{}", owela.stderr);
     let other = run_script(&["--game", "kalah:4,3"], b"set simulations 10\ngenmove\n");
     assert!(other.stderr.contains("no shipped network for these rules"), "{}", other.stderr);
+}
+
+#[test]
+fn position_lines_set_the_game_and_bad_ones_never_end_the_engine() {
+    let game = parse_rules("oware").unwrap();
+    let mut line = Line::new(game.clone());
+    for label in ["D", "e", "B"] {
+        line.play_label(label).unwrap();
+    }
+    let printed = position_line(&line);
+    let mut engine = Engine::start(&["--no-model"]);
+    engine.ok(&format!("position {printed}"));
+    assert_eq!(engine.ok("position"), printed);
+    assert_eq!(engine.ok("legal_moves"), legal_labels(&line));
+    // Every byte of the line changed in turn, and every cut of it: each answer is `=` or `?`,
+    // and a refused line leaves the position as it was.
+    let bytes = printed.as_bytes();
+    let mut tried = 0;
+    for k in 0..bytes.len() {
+        for replacement in [b'9', b'|', b'x', b' '] {
+            let mut mutated = bytes.to_vec();
+            mutated[k] = replacement;
+            let text = String::from_utf8_lossy(&mutated).into_owned();
+            let answer = engine.send(&format!("position {text}"));
+            assert!(answer.starts_with('=') || answer.starts_with('?'), "{text}: {answer}");
+            if answer.starts_with('?') {
+                assert!(answer.contains("not a position"), "{text}: {answer}");
+            }
+            engine.ok(&format!("position {printed}"));
+            tried += 1;
+        }
+        let cut = String::from_utf8_lossy(&bytes[..k]).into_owned();
+        let answer = engine.send(&format!("position {cut}"));
+        assert!(answer.starts_with('=') || answer.starts_with('?'), "{cut}: {answer}");
+        engine.ok(&format!("position {printed}"));
+    }
+    assert!(tried > 100);
+    let reason = engine.err("position south | 0 0 | 4 4 4 4 4 4 4 4 4 4 4 | ongoing");
+    assert!(reason.starts_with("not a position of oware"), "{reason}");
+    assert_eq!(engine.ok("position"), printed);
+    assert_eq!(engine.ok("name"), "mancala-zero");
+    engine.finish();
+}
+
+#[test]
+fn time_controls_give_moves_within_a_clock() {
+    let answers = session(
+        &["--game", "kalah", "--no-model"],
+        &[
+            "set movetime 5",
+            "genmove",
+            "set movetime 0",
+            "time_settings 2000 100",
+            "time_left north 50",
+            "genmove",
+            "genmove",
+            "time_settings 0 0",
+            "time_left south 5",
+        ],
+    );
+    assert_eq!(answers[0], "=");
+    assert!(answers[1].starts_with("= "), "{}", answers[1]);
+    assert!(answers[5].starts_with("= ") && answers[6].starts_with("= "), "{answers:?}");
+    assert!(answers[8].starts_with("? time_left needs a clock"), "{}", answers[8]);
 }

@@ -2,6 +2,8 @@
 //! any evaluator. Other crates add their own agents (a network, a tablebase) behind the same
 //! [`Agent`] trait; spec strings that name them all are parsed in one place, mancala-agents.
 
+use std::time::{Duration, Instant};
+
 use mancala_rules::{Action, Game, Line};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -111,22 +113,42 @@ impl<G: Game> Agent<G> for AlphaBetaAgent<G> {
     }
 }
 
-/// A search over any evaluator, playing the most visited move (no noise): the one body of
-/// rollout MCTS, network-guided MCTS and network-plus-database agents.
+/// A search over any evaluator, playing the search's final pick at temperature 0 (no
+/// noise): the one body of rollout MCTS, network-guided MCTS and network-plus-database agents.
+/// It searches to its simulation budget, or for a time a move when it has one
+/// ([`SearchAgent::with_time`]), on one thread for each of its evaluators
+/// ([`SearchAgent::with_evaluators`], [`Search::run_threads`]).
 pub struct SearchAgent<G: Game, E: Evaluator<G>> {
     search: Search<G>,
-    evaluator: E,
+    /// One for each thread that evaluates leaves; never empty.
+    evaluators: Vec<E>,
     name: String,
     /// Whether a search keeps the subtree of the moves played since the last one.
     reuse: bool,
+    /// Thinking time a move, besides the simulation budget (whichever ends first).
+    time: Option<Duration>,
     /// The line (start and moves) the tree's root stands at after the last search.
     searched: Option<(G::Position, Vec<Action>)>,
 }
 
 impl<G: Game, E: Evaluator<G>> SearchAgent<G, E> {
-    /// A search agent that searches every position afresh.
+    /// A search agent on one thread that searches every position afresh.
     pub fn new(game: G, config: SearchConfig, evaluator: E, seed: u64, name: String) -> Self {
-        SearchAgent { search: Search::new(game, config, seed), evaluator, name, reuse: false, searched: None }
+        Self::with_evaluators(game, config, vec![evaluator], seed, name)
+    }
+
+    /// A search agent that evaluates each batch of leaves on one thread for each of
+    /// `evaluators` (an empty list is taken as none given: the agent cannot search then, and
+    /// [`Agent::choose`] panics, so callers pass at least one).
+    pub fn with_evaluators(game: G, config: SearchConfig, evaluators: Vec<E>, seed: u64, name: String) -> Self {
+        SearchAgent {
+            search: Search::new(game, config, seed),
+            evaluators,
+            name,
+            reuse: false,
+            time: None,
+            searched: None,
+        }
     }
 
     /// With `reuse`, a search of a line that continues the last one searched moves the root
@@ -137,23 +159,63 @@ impl<G: Game, E: Evaluator<G>> SearchAgent<G, E> {
         self
     }
 
+    /// With a time, every search also stops when that much time has passed since it began
+    /// (after at least one simulation).
+    pub fn with_time(mut self, time: Option<Duration>) -> Self {
+        self.time = time;
+        self
+    }
+
+    /// The time a move, if any.
+    pub fn time(&self) -> Option<Duration> {
+        self.time
+    }
+
+    pub fn set_time(&mut self, time: Option<Duration>) {
+        self.time = time;
+    }
+
     /// The search after the last `choose` or `analyse`.
     pub fn search(&self) -> &Search<G> {
         &self.search
     }
 
-    pub fn evaluator_mut(&mut self) -> &mut E {
-        &mut self.evaluator
+    /// The search, to change its settings (simulations, seed) between moves.
+    pub fn search_mut(&mut self) -> &mut Search<G> {
+        &mut self.search
     }
 
-    /// Searches the current position of `line` without choosing.
+    /// How many threads evaluate leaves (one an evaluator).
+    pub fn threads(&self) -> usize {
+        self.evaluators.len()
+    }
+
+    /// The evaluators, one a thread.
+    pub fn evaluators_mut(&mut self) -> &mut [E] {
+        &mut self.evaluators
+    }
+
+    /// Forgets the tree kept for reuse: the next search starts afresh.
+    pub fn forget(&mut self) {
+        self.searched = None;
+    }
+
+    /// Searches the current position of `line` without choosing, within the agent's
+    /// simulations and time a move.
     pub fn analyse(&mut self, line: &Line<G>) -> &Search<G> {
+        let deadline = self.time.map(|t| Instant::now() + t);
+        self.analyse_until(line, deadline)
+    }
+
+    /// Searches the current position of `line` until the simulation budget is spent or
+    /// `deadline` passes (a clock's share of the time left), whichever comes first.
+    pub fn analyse_until(&mut self, line: &Line<G>, deadline: Option<Instant>) -> &Search<G> {
         // Only a reusing agent needs the line's moves (to find the ones played since).
         let moves: Option<Vec<Action>> = self.reuse.then(|| line.moves().collect());
         if !moves.as_deref().is_some_and(|moves| self.advanced_to(line, moves)) {
             self.search.set_root_line(line);
         }
-        self.search.run(&mut self.evaluator);
+        self.search.run_threads(&mut self.evaluators, deadline);
         self.searched = moves.map(|moves| (*line.start(), moves));
         &self.search
     }
@@ -208,6 +270,6 @@ impl<G: Game> Agent<G> for MctsAgent<G> {
     }
     fn new_game(&mut self, seed: u64) {
         self.0.new_game(seed);
-        *self.0.evaluator_mut() = RolloutEvaluator::new(seed ^ 0x5eed);
+        self.0.evaluators_mut()[0] = RolloutEvaluator::new(seed ^ 0x5eed);
     }
 }

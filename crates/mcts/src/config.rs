@@ -79,6 +79,12 @@ impl std::fmt::Display for FinalPick {
     }
 }
 
+/// The most simulations one search may be asked for, by an agent spec, the engine or the web
+/// page: the tree grows with them (up to one node a legal move per simulation), and a million
+/// keeps it within a few gigabytes for every game. A search that stops on time runs at most
+/// this many.
+pub const MAX_SIMULATIONS: u32 = 1_000_000;
+
 /// Everything that shapes one search.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchConfig {

@@ -24,7 +24,8 @@ pub mod tree;
 
 pub use agents::{Agent, SearchAgent};
 pub use config::{
-    FinalPick, MAX_MARGIN_UTILITY, RootKind, SearchConfig, outcome_utility, utility, valid_margin_utility,
+    FinalPick, MAX_MARGIN_UTILITY, MAX_SIMULATIONS, RootKind, SearchConfig, outcome_utility, utility,
+    valid_margin_utility,
 };
 pub use evaluator::{CachedEvaluator, Evaluator, RolloutEvaluator, UniformEvaluator, random_playout, uniform_policy};
 pub use search::{ChildStats, Search};

@@ -26,7 +26,7 @@ use axum::{Json, Router};
 use mancala_rules::{Game, IllegalMove, Line, MoveParseError, PRESETS, PlayError, Player, Setup, parse_rules};
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{Exact, Opponent, Strength, Thought, exact, think};
+use crate::engine::{Exact, Opponent, Strength, Thought, browser_threads, exact, think};
 use crate::error::WebError;
 use crate::games::Session;
 use crate::view::{GameView, view};
@@ -238,7 +238,9 @@ async fn engine_move(State(app): AppState, Path(id): Path<String>) -> Result<Jso
     }
     let (seed, version) = (s.seed.wrapping_add(s.line.len() as u64), s.version);
     let thought = app
-        .on_engine(move |app| think(&app.brains, &s.opponent, &s.line, s.strength, &app.config.limits, seed))
+        .on_engine(move |app| {
+            think(&app.brains, &s.opponent, &s.line, s.strength, &app.config.limits, seed, browser_threads())
+        })
         .await?;
     let mut s = lock(&session);
     if s.version != version {
@@ -351,7 +353,8 @@ async fn analysis(State(app): AppState, Path(id): Path<String>) -> Result<Json<A
     let seed = s.seed.wrapping_add(s.line.len() as u64);
     let analysis = app
         .on_engine(move |app| {
-            let thought = think(&app.brains, &s.opponent, &s.line, s.strength, &app.config.limits, seed)?;
+            let thought =
+                think(&app.brains, &s.opponent, &s.line, s.strength, &app.config.limits, seed, browser_threads())?;
             Ok(Analysis {
                 position: crate::view::position_line(&s.line),
                 side_to_move: s.line.side_to_move().name(),

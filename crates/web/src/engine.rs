@@ -1,6 +1,7 @@
-//! The engine behind the page: which evaluator judges a game (a model file, a run's
+//! The engine behind the page: what guides the search in a game (a model file, a run's
 //! checkpoint, the shipped network, or random rollouts), and one bounded search that both the
-//! engine's moves and the analysis use.
+//! engine's moves and the analysis use: the player every front-end builds
+//! (`mancala_agents::build_player`), on [`browser_threads`] threads.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -8,8 +9,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use burn::prelude::{Device, Tensor, TensorData};
-use mancala_mcts::{Evaluator, NodeId, NodeState, RolloutEvaluator, Search, SearchConfig};
-use mancala_nn::{Layout, ModelMeta, Net, NeuralEvaluator, layout_for, load_model};
+use mancala_agents::{Guide, MAX_SIMULATIONS, PlayerSettings, build_player};
+use mancala_mcts::{NodeId, NodeState, Search};
+use mancala_nn::{Layout, ModelMeta, Net, layout_for, load_model};
 use mancala_rules::{Action, AnyGame, Game, Line};
 use mancala_tablebase::Tablebase;
 use serde::{Deserialize, Serialize};
@@ -32,22 +34,13 @@ pub enum Opponent {
     Checkpoint { path: PathBuf, name: String },
 }
 
-/// A loaded evaluator recipe: a network or rollouts.
-#[derive(Clone)]
-enum Brain {
-    // Boxed: a network's module tree is large beside the empty variant. The layout is the
-    // model's own input encoding version's (shipped networks are of version 1 or 2).
-    Network { net: Box<Net>, layout: Layout, name: String },
-    Rollouts,
-}
-
 /// Everything the engine may judge positions with, loaded once and shared.
 pub struct Brains {
     model: Option<(PathBuf, ModelMeta, Net)>,
     shipped: Option<ShippedModels>,
     /// Shipped networks already decoded, by rules string. Only found ones are kept, so the
     /// table cannot grow with the rules strings people try (looking up a miss is cheap).
-    shipped_cache: Mutex<HashMap<String, (Layout, Net)>>,
+    shipped_cache: Mutex<HashMap<String, (ModelMeta, Net)>>,
     checkpoints: Mutex<Vec<(PathBuf, ModelMeta, Net)>>,
     pub tablebase: Option<Arc<Tablebase>>,
 }
@@ -108,42 +101,43 @@ impl Brains {
         Ok((meta, net))
     }
 
-    fn brain(&self, game: &AnyGame, opponent: &Opponent) -> Result<Brain, WebError> {
+    /// What guides the engine's search in `game` for `opponent`.
+    fn guide(&self, game: &AnyGame, opponent: &Opponent) -> Result<Guide, WebError> {
         let rules = game.rules_string();
         if let Opponent::Checkpoint { path, name } = opponent {
             let (meta, net) = self.checkpoint(path)?;
             if meta.rules != rules {
                 return Err(WebError::BadRequest(format!("checkpoint {name} plays '{}', not '{rules}'", meta.rules)));
             }
-            let layout = model_layout(game, &meta, name)?;
-            return Ok(Brain::Network { net: Box::new(net), layout, name: name.clone() });
+            model_layout(game, &meta, name)?;
+            return Ok(Guide::network(meta, net, name.clone()));
         }
         if let Some((path, meta, net)) = &self.model
             && meta.rules == rules
         {
             let name = path.display().to_string();
-            let layout = model_layout(game, meta, &name)?;
-            return Ok(Brain::Network { net: Box::new(net.clone()), layout, name });
+            model_layout(game, meta, &name)?;
+            return Ok(Guide::network(meta.clone(), net.clone(), format!("the {name}")));
         }
-        let Some(find) = self.shipped else { return Ok(Brain::Rollouts) };
+        let Some(find) = self.shipped else { return Ok(Guide::Rollouts) };
         let mut cache = self.shipped_cache.lock().expect("shipped model cache lock");
-        let name = format!("shipped {} network", game.family());
+        let name = format!("the shipped {} network", game.family());
         let found = match cache.get(&rules) {
             Some(found) => Some(found.clone()),
             None => {
                 match find(game).map_err(|e| WebError::Internal(format!("the shipped network does not load: {e}")))? {
                     Some((meta, net)) => {
-                        let found = (model_layout(game, &meta, &name)?, net);
-                        cache.insert(rules, found.clone());
-                        Some(found)
+                        model_layout(game, &meta, &name)?;
+                        cache.insert(rules, (meta.clone(), net.clone()));
+                        Some((meta, net))
                     }
                     None => None,
                 }
             }
         };
         Ok(match found {
-            Some((layout, net)) => Brain::Network { net: Box::new(net), layout, name },
-            None => Brain::Rollouts,
+            Some((meta, net)) => Guide::network(meta, net, name),
+            None => Guide::Rollouts,
         })
     }
 
@@ -152,7 +146,7 @@ impl Brains {
     /// # Errors
     /// As loading the opponent's network.
     pub fn describe(&self, game: &AnyGame, opponent: &Opponent) -> Result<String, WebError> {
-        Ok(self.brain(game, opponent)?.describe())
+        Ok(describe(&self.guide(game, opponent)?))
     }
 }
 
@@ -161,13 +155,21 @@ fn model_layout(game: &AnyGame, meta: &ModelMeta, name: &str) -> Result<Layout, 
     layout_for(game, meta.encoding_version).map_err(|e| WebError::Internal(format!("{name}: {e}")))
 }
 
-impl Brain {
-    fn describe(&self) -> String {
-        match self {
-            Brain::Network { name, .. } => format!("MCTS guided by the {name}"),
-            Brain::Rollouts => "MCTS with random rollouts (no network for these rules)".into(),
-        }
+/// What plays for the engine, in the page's words.
+fn describe(guide: &Guide) -> String {
+    match guide {
+        Guide::Network { .. } => guide.describe(),
+        Guide::Rollouts => "MCTS with random rollouts (no network for these rules)".into(),
     }
+}
+
+/// The most threads the page's engine searches one position on.
+pub const MAX_BROWSER_THREADS: usize = 4;
+
+/// Threads the page's engine searches one position on: the machine's cores, up to
+/// [`MAX_BROWSER_THREADS`] (a server answers several pages at once).
+pub fn browser_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, MAX_BROWSER_THREADS)
 }
 
 /// How long the engine thinks: a number of simulations or of milliseconds.
@@ -192,17 +194,44 @@ pub struct SearchLimits {
     pub max_think: Duration,
 }
 
+impl SearchLimits {
+    /// The server's limit on simulations, never above the cap every search shares.
+    pub fn simulation_cap(&self) -> u32 {
+        self.max_simulations.min(MAX_SIMULATIONS)
+    }
+
+    /// The player settings for `strength` under these limits: simulations with the longest
+    /// think as a deadline, or a time with the simulation limit as a cap.
+    fn settings(&self, guide: &Guide, strength: Strength, threads: usize) -> PlayerSettings {
+        let (simulations, time) = match strength {
+            Strength::Simulations(n) => (n.min(self.simulation_cap()), self.max_think),
+            Strength::Milliseconds(ms) => {
+                (self.simulation_cap(), Duration::from_millis(u64::from(ms)).min(self.max_think))
+            }
+        };
+        PlayerSettings {
+            simulations: simulations.max(1),
+            time: Some(time.max(Duration::from_millis(1))),
+            threads,
+            // Every request searches afresh: there is no tree kept between requests.
+            reuse: false,
+            ..PlayerSettings::for_guide(guide)
+        }
+    }
+}
+
 impl Strength {
     /// # Errors
     /// A budget of zero or above the server's caps, naming both.
     pub fn check(self, limits: &SearchLimits) -> Result<Strength, WebError> {
         let max_ms = u32::try_from(limits.max_think.as_millis()).unwrap_or(u32::MAX);
         match self {
-            Strength::Simulations(n) if (1..=limits.max_simulations).contains(&n) => Ok(self),
+            Strength::Simulations(n) if (1..=limits.simulation_cap()).contains(&n) => Ok(self),
             Strength::Milliseconds(ms) if (1..=max_ms).contains(&ms) => Ok(self),
             Strength::Simulations(n) => Err(WebError::BadRequest(format!(
-                "strength: {n} simulations is out of range: expected 1 to {}",
-                limits.max_simulations
+                "strength: {n} simulations is out of range: expected 1 to {} (this server's limit; \
+                 the cap of every search is MAX_SIMULATIONS = {MAX_SIMULATIONS})",
+                limits.simulation_cap()
             ))),
             Strength::Milliseconds(ms) => Err(WebError::BadRequest(format!(
                 "strength: {ms} milliseconds is out of range: expected 1 to {max_ms}"
@@ -237,7 +266,7 @@ pub struct NetJudgement {
 /// What one search found.
 #[derive(Clone, Debug, Serialize)]
 pub struct Thought {
-    /// The move the engine plays (most visits); `None` when the game is over.
+    /// The move the engine plays (the search's final pick); `None` when the game is over.
     pub best: Option<String>,
     #[serde(skip)]
     pub best_action: Option<Action>,
@@ -254,10 +283,11 @@ pub struct Thought {
     pub engine: String,
 }
 
-/// Searches the current position of `line` within `strength` and the server's caps.
+/// Searches the current position of `line` within `strength` and the server's caps, on
+/// `threads` threads ([`browser_threads`] for the page).
 ///
 /// # Errors
-/// The opponent's network cannot be loaded.
+/// The opponent's network cannot be loaded or does not fit the game.
 pub fn think(
     brains: &Brains,
     opponent: &Opponent,
@@ -265,49 +295,21 @@ pub fn think(
     strength: Strength,
     limits: &SearchLimits,
     seed: u64,
+    threads: usize,
 ) -> Result<Thought, WebError> {
     let game = line.game().clone();
-    let brain = brains.brain(&game, opponent)?;
-    let engine = brain.describe();
+    let guide = brains.guide(&game, opponent)?;
+    let engine = describe(&guide);
     let started = Instant::now();
-    let (simulations, time) = match strength {
-        Strength::Simulations(n) => (n, limits.max_think),
-        Strength::Milliseconds(ms) => {
-            (limits.max_simulations, Duration::from_millis(u64::from(ms)).min(limits.max_think))
-        }
+    let network = match &guide {
+        Guide::Network { meta, net, name } => judge(&game, line, net, &model_layout(&game, meta, name)?),
+        Guide::Rollouts => None,
     };
-    let (mut evaluator, network): (Box<dyn Evaluator<AnyGame>>, _) = match &brain {
-        Brain::Network { net, layout, .. } => {
-            let judgement = judge(&game, line, net, layout);
-            (Box::new(NeuralEvaluator::with_layout(&game, *layout, (**net).clone(), Device::flex())), judgement)
-        }
-        Brain::Rollouts => (Box::new(RolloutEvaluator::new(seed)), None),
-    };
-    // Batches of leaves help the network; rollouts gain nothing from them.
-    let leaves_per_gather = if matches!(brain, Brain::Network { .. }) { 8 } else { 1 };
-    let guided = matches!(brain, Brain::Network { .. });
-    let config = SearchConfig { simulations, leaves_per_gather, ..SearchConfig::in_play(guided) };
-    let mut search = Search::new(game.clone(), config, seed);
-    search.set_root_line(line);
-    run_until(&mut search, evaluator.as_mut(), started + time);
-    Ok(summarise(&mut search, line, network, started, engine))
-}
-
-/// Runs the search until its budget is spent or `deadline` passes (after at least one
-/// simulation, so there is always a move).
-fn run_until(search: &mut Search<AnyGame>, evaluator: &mut dyn Evaluator<AnyGame>, deadline: Instant) {
-    let a = search.game().action_space();
-    let batch = search.config().leaves_per_gather.max(1);
-    let mut leaves = Vec::with_capacity(batch);
-    let (mut policies, mut values) = (vec![0.0f32; batch * a], vec![0.0f32; batch]);
-    while !search.is_done() && (search.simulations_done() == 0 || Instant::now() < deadline) {
-        leaves.clear();
-        let n = search.gather(&mut leaves);
-        if n > 0 {
-            evaluator.evaluate(search.game(), &leaves, &mut policies[..n * a], &mut values[..n]);
-            search.apply(&policies[..n * a], &values[..n]);
-        }
-    }
+    let settings = limits.settings(&guide, strength, threads);
+    let mut player = build_player(&game, &guide, None, &settings, seed, engine.clone())
+        .map_err(|e| WebError::BadRequest(format!("{engine}: {e}")))?;
+    player.analyse(line);
+    Ok(summarise(player.search_mut(), line, network, started, engine))
 }
 
 fn summarise(

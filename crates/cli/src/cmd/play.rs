@@ -1,15 +1,17 @@
 //! `mancala-zero play`: a game against the engine in the terminal (or through a pipe: no
-//! terminal tricks, one prompt a line, so it can be scripted and tested).
+//! terminal tricks, one prompt a line, so it can be scripted and tested). The engine is the
+//! player every front-end builds (`mancala_agents::build_player`).
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{Context, bail};
-use mancala_mcts::{Evaluator, Search, SearchConfig};
+use mancala_agents::{Guide, MAX_SIMULATIONS, Player as Engine, PlayerSettings, build_player};
+use mancala_mcts::Agent;
 use mancala_rules::{AnyGame, Game, Line, Player, parse_rules};
 
-use crate::cmd::engine::evaluator_source;
+use crate::cmd::engine::Guides;
 
 /// Arguments of `mancala-zero play`.
 #[derive(clap::Args, Debug)]
@@ -32,80 +34,41 @@ pub struct Args {
     /// Engine strength: milliseconds a move instead of a fixed number of simulations.
     #[arg(long)]
     pub ms: Option<u64>,
+    /// Threads the engine's search evaluates leaves on.
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
     /// Seed of the engine's search.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
 }
 
-struct Opponent {
-    search: Search<AnyGame>,
-    evaluator: Box<dyn Evaluator<AnyGame>>,
-    time: Option<Duration>,
-}
-
-impl Opponent {
-    /// Searches the current position (by simulations, or for a time).
-    fn think(&mut self, line: &Line<AnyGame>) -> &Search<AnyGame> {
-        self.search.set_root_line(line);
-        match self.time {
-            None => self.search.run(&mut self.evaluator),
-            Some(t) => {
-                let start = Instant::now();
-                let step = 64;
-                self.search.config_mut().simulations = step;
-                self.search.run(&mut self.evaluator);
-                while start.elapsed() < t {
-                    self.search.config_mut().simulations += step;
-                    self.search.run(&mut self.evaluator);
-                }
-            }
-        }
-        &self.search
-    }
-}
-
 const HELP: &str = "Type a pit label to sow it (e.g. D), or: undo, hint, board, help, quit.";
+
+/// What the player's line asks for.
+enum Turn {
+    Go,
+    Stop,
+}
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let game = parse_rules(&args.game).with_context(|| format!("bad --game '{}'", args.game))?;
     let human =
         Player::parse(&args.side).with_context(|| format!("--side '{}': expected south or north", args.side))?;
-    if args.simulations == 0 {
-        bail!("--simulations must be at least 1");
-    }
-    let mut source = evaluator_source(args.model.as_deref(), args.no_model)?;
-    let evaluator = source.for_game(&game, args.seed)?;
-    let config =
-        SearchConfig { simulations: args.simulations, leaves_per_gather: 8, ..SearchConfig::in_play(source.network()) };
-    let mut engine = Opponent {
-        search: Search::new(game.clone(), config, args.seed),
-        evaluator,
-        time: args.ms.map(Duration::from_millis),
-    };
+    let (mut engine, describe) = opponent(&args, &game)?;
     let interactive = std::io::stdin().is_terminal();
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
     let mut out = std::io::stdout().lock();
-    writeln!(out, "{} against {}. You play {human}. {HELP}", game.rules_string(), source.describe())?;
+    writeln!(out, "{} against {describe}. You play {human}. {HELP}", game.rules_string())?;
     let mut line = Line::new(game.clone());
     writeln!(out, "{}", game.display(line.position()))?;
     loop {
         if let Some(outcome) = line.status().outcome() {
-            let verdict = match outcome.winner {
-                None => "a draw".to_string(),
-                Some(p) if p == human => format!("you win by {}", outcome.margin),
-                Some(_) => format!("the engine wins by {}", outcome.margin),
-            };
-            writeln!(out, "game over: {outcome} ({verdict})")?;
+            writeln!(out, "game over: {outcome} ({})", verdict(outcome, human))?;
             return Ok(());
         }
         if line.side_to_move() != human {
-            let action = engine.think(&line).root_children().iter().max_by_key(|c| c.visits).map(|c| c.action);
-            let action = action.context("the engine found no move")?;
-            let label = game.move_label(line.side_to_move(), action);
-            line.play(action).context("the engine's move")?;
-            writeln!(out, "engine plays {label}")?;
-            writeln!(out, "{}", game.display(line.position()))?;
+            engine_move(&mut engine, &mut line, &mut out)?;
             continue;
         }
         write!(out, "your move ({}): ", legal_labels(&line).join(" "))?;
@@ -119,45 +82,101 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         if !interactive {
             writeln!(out, "{}", text.trim())?;
         }
-        match text.trim() {
-            "" => {}
-            "quit" | "exit" => {
-                writeln!(out, "bye")?;
-                return Ok(());
-            }
-            "help" => writeln!(out, "{HELP}")?,
-            "board" => writeln!(out, "{}", game.display(line.position()))?,
-            "undo" => {
-                // Take back the engine's reply and your move, so it is your turn again.
-                let mut undone = 0;
-                while line.undo() {
-                    undone += 1;
-                    if line.side_to_move() == human {
-                        break;
-                    }
-                }
-                if undone == 0 {
-                    writeln!(out, "nothing to undo")?;
-                } else {
-                    writeln!(out, "took back {undone} move(s)")?;
-                    writeln!(out, "{}", game.display(line.position()))?;
-                }
-            }
-            "hint" => {
-                let search = engine.think(&line);
-                let value = search.root_value();
-                match search.root_children().iter().max_by_key(|c| c.visits) {
-                    Some(best) => {
-                        writeln!(out, "hint: {} (value {value:+.2} for you)", game.move_label(human, best.action))?
-                    }
-                    None => writeln!(out, "hint: no move")?,
-                }
-            }
-            label => match line.play_label(label) {
-                Ok(_) => writeln!(out, "{}", game.display(line.position()))?,
-                Err(e) => writeln!(out, "not a move: {e}. Legal: {}", legal_labels(&line).join(" "))?,
-            },
+        if let Turn::Stop = human_turn(text.trim(), human, &mut engine, &mut line, &mut out)? {
+            return Ok(());
         }
+    }
+}
+
+/// The engine the arguments ask for, and what guides it in words.
+fn opponent(args: &Args, game: &AnyGame) -> anyhow::Result<(Engine<AnyGame>, String)> {
+    if args.simulations == 0 {
+        bail!("--simulations must be at least 1");
+    }
+    let guide = match (&args.model, args.no_model) {
+        // A model for another game is an error here, not a reason to play without it.
+        (Some(path), false) => Guide::model_file(game, path).with_context(|| format!("--model {}", path.display()))?,
+        _ => Guides::new(None, args.no_model)?.for_game(game)?,
+    };
+    let time = args.ms.map(Duration::from_millis);
+    let settings = PlayerSettings {
+        simulations: if time.is_some() { MAX_SIMULATIONS } else { args.simulations },
+        time,
+        threads: args.threads,
+        ..PlayerSettings::for_guide(&guide)
+    };
+    let engine = build_player(game, &guide, None, &settings, args.seed, "engine".into())?;
+    Ok((engine, guide.describe()))
+}
+
+/// The engine searches, plays its move and shows the board.
+fn engine_move(engine: &mut Engine<AnyGame>, line: &mut Line<AnyGame>, out: &mut impl Write) -> anyhow::Result<()> {
+    let side = line.side_to_move();
+    let action = engine.choose(line);
+    let label = line.game().move_label(side, action);
+    line.play(action).context("the engine's move")?;
+    writeln!(out, "engine plays {label}")?;
+    writeln!(out, "{}", line.game().display(line.position()))?;
+    Ok(())
+}
+
+/// One line from the player: a command or a move.
+fn human_turn(
+    text: &str,
+    human: Player,
+    engine: &mut Engine<AnyGame>,
+    line: &mut Line<AnyGame>,
+    out: &mut impl Write,
+) -> anyhow::Result<Turn> {
+    let game = line.game().clone();
+    match text {
+        "" => {}
+        "quit" | "exit" => {
+            writeln!(out, "bye")?;
+            return Ok(Turn::Stop);
+        }
+        "help" => writeln!(out, "{HELP}")?,
+        "board" => writeln!(out, "{}", game.display(line.position()))?,
+        "undo" => undo(human, line, out)?,
+        "hint" => {
+            let value = engine.analyse(line).root_value();
+            match engine.pick(0.0) {
+                Some(best) => writeln!(out, "hint: {} (value {value:+.2} for you)", game.move_label(human, best))?,
+                None => writeln!(out, "hint: no move")?,
+            }
+        }
+        label => match line.play_label(label) {
+            Ok(_) => writeln!(out, "{}", game.display(line.position()))?,
+            Err(e) => writeln!(out, "not a move: {e}. Legal: {}", legal_labels(line).join(" "))?,
+        },
+    }
+    Ok(Turn::Go)
+}
+
+/// Takes back the engine's reply and the player's move, so it is the player's turn again.
+fn undo(human: Player, line: &mut Line<AnyGame>, out: &mut impl Write) -> anyhow::Result<()> {
+    let mut undone = 0;
+    while line.undo() {
+        undone += 1;
+        if line.side_to_move() == human {
+            break;
+        }
+    }
+    if undone == 0 {
+        writeln!(out, "nothing to undo")?;
+    } else {
+        writeln!(out, "took back {undone} move(s)")?;
+        writeln!(out, "{}", line.game().display(line.position()))?;
+    }
+    Ok(())
+}
+
+/// The result in the player's words.
+fn verdict(outcome: mancala_rules::Outcome, human: Player) -> String {
+    match outcome.winner {
+        None => "a draw".to_string(),
+        Some(p) if p == human => format!("you win by {}", outcome.margin),
+        Some(_) => format!("the engine wins by {}", outcome.margin),
     }
 }
 

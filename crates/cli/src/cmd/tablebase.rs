@@ -113,9 +113,9 @@ fn accuracy(args: AccuracyArgs) -> anyhow::Result<()> {
     let (meta, net) = crate::shipped::given_or_shipped(&game, args.model.as_deref())?;
     // The model's own input encoding version (shipped networks are of version 1 or 2).
     let layout = mancala_nn::layout_for(&game, meta.encoding_version)?;
-    let device = burn::prelude::Device::flex();
-    let network = |net: mancala_nn::Net| mancala_nn::NeuralEvaluator::with_layout(&game, layout, net, device.clone());
-    let mut evaluator = network(net.clone());
+    // The network's own value, before any search, for the value-sign figure.
+    let mut evaluator =
+        mancala_nn::NeuralEvaluator::with_layout(&game, layout, net.clone(), burn::prelude::Device::flex());
     let margin_utility = args.margin_utility.unwrap_or(meta.margin_utility());
     if !mancala_mcts::valid_margin_utility(margin_utility) {
         bail!("--margin-utility {margin_utility} is outside 0 to 0.5");
@@ -126,17 +126,19 @@ fn accuracy(args: AccuracyArgs) -> anyhow::Result<()> {
     let Some(final_pick) = mancala_mcts::FinalPick::parse(&args.pick) else {
         bail!("--pick {}: expected {}", args.pick, mancala_mcts::FinalPick::FORMS);
     };
-    let config = mancala_mcts::SearchConfig {
+    // The player `net:FILE` would be, with this command's settings; each position is a game
+    // of its own, so there is no tree to reuse.
+    let settings = mancala_agents::PlayerSettings {
         simulations: args.simulations.max(1),
-        leaves_per_gather: 8,
-        margin_utility,
-        final_pick,
-        minimax_weight: args.minimax,
+        margin: Some(margin_utility),
+        pick: final_pick,
+        minimax: args.minimax,
         solver: args.solver,
-        ..Default::default()
+        reuse: false,
+        ..mancala_agents::PlayerSettings::network()
     };
-    let searched = network(net).with_margin_utility(margin_utility).cached(14);
-    let mut agent = mancala_mcts::SearchAgent::new(game.clone(), config, searched, 1, "net".into());
+    let guide = mancala_agents::Guide::network(meta, net, "net");
+    let mut agent = mancala_agents::build_player(&game, &guide, None, &settings, 1, "net".into())?;
     let sample = sample_positions(&game, &tb, args.positions, 0xe4d9);
     let a = game.action_space();
     let (mut policy, mut value) = (vec![0.0; a], [0.0f32]);

@@ -3,7 +3,9 @@
 //!
 //! Batching: [`Search::gather`] hands out up to `leaves_per_gather` leaves (kept apart by
 //! virtual loss), the caller evaluates them together with other searches' leaves, and
-//! [`Search::apply`] expands and backs them up. [`Search::run`] does the loop for one search.
+//! [`Search::apply`] expands and backs them up. [`Search::run`] does the loop for one search,
+//! [`Search::run_until`] stops it at a deadline too, and [`Search::run_threads`] evaluates
+//! each batch on several threads (`run.rs`).
 //!
 //! The strategies live in their own modules, as in mctx: `select.rs` (PUCT), `gumbel.rs` (the
 //! Gumbel root and sequential halving), `qtransform.rs` (q, sigma and v_mix), `noise.rs`
@@ -16,6 +18,7 @@ mod noise;
 mod policy;
 mod qtransform;
 mod reuse;
+mod run;
 mod select;
 mod solver;
 
@@ -24,9 +27,12 @@ use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
 use crate::config::{FinalPick, RootKind, SearchConfig, outcome_utility};
-use crate::evaluator::Evaluator;
 use crate::tree::{NodeId, NodeState, Tree};
 use gumbel::GumbelRoot;
+
+/// Simulations whose nodes a new search reserves room for; a larger budget grows the tree as
+/// it goes.
+const PREALLOCATED_SIMULATIONS: u32 = 4096;
 
 /// What one descent found.
 enum Descent {
@@ -86,7 +92,9 @@ pub struct ChildStats {
 
 impl<G: Game> Search<G> {
     pub fn new(game: G, config: SearchConfig, seed: u64) -> Self {
-        let cap = (config.simulations as usize + 1) * 8;
+        // A hint, not a limit: the tree grows past it. A budget near the simulation cap (a
+        // search that stops on time) must not reserve gigabytes before its first simulation.
+        let cap = (config.simulations.min(PREALLOCATED_SIMULATIONS) as usize + 1) * 8;
         let mut s = Search {
             game,
             config,
@@ -187,22 +195,6 @@ impl<G: Game> Search<G> {
     /// Whether the solver has proven the root's value.
     fn root_solved(&self) -> bool {
         self.config.solver && self.tree.is_solved(NodeId::ROOT)
-    }
-
-    /// Runs the whole budget with one evaluator (no cross-search batching).
-    pub fn run<E: Evaluator<G> + ?Sized>(&mut self, evaluator: &mut E) {
-        let a = self.game.action_space();
-        let mut leaves: Vec<G::Position> = Vec::with_capacity(self.config.leaves_per_gather);
-        let mut policies = vec![0.0f32; self.config.leaves_per_gather.max(1) * a];
-        let mut values = vec![0.0f32; self.config.leaves_per_gather.max(1)];
-        while !self.is_done() {
-            leaves.clear();
-            let n = self.gather(&mut leaves);
-            if n > 0 {
-                evaluator.evaluate(&self.game, &leaves, &mut policies[..n * a], &mut values[..n]);
-                self.apply(&policies[..n * a], &values[..n]);
-            }
-        }
     }
 
     /// Appends up to `leaves_per_gather` leaf positions to `out` for evaluation and returns

@@ -1,12 +1,17 @@
 //! The engine's state and what every protocol command does to it. Each command checks all of
 //! its input before it changes anything, so a refused command leaves the engine as it was.
 
-use anyhow::{Context, anyhow, bail};
-use mancala_mcts::{Evaluator, Search, SearchConfig};
-use mancala_rules::{AnyGame, Game, IllegalMove, Line, MAX_ACTIONS, PRESETS, PlayError, parse_rules};
+use std::time::{Duration, Instant};
 
-use super::evaluators::EvaluatorSource;
-use super::settings::{KEYS, Setting, Settings};
+use anyhow::{Context, anyhow, bail};
+use mancala_agents::{Guide, Player, PlayerSettings, build_player};
+use mancala_rules::{
+    AnyGame, Game, IllegalMove, Line, MAX_ACTIONS, PRESETS, PlayError, Player as Side, Setup, parse_rules,
+};
+
+use super::clock::{Clock, MAX_TIME_MS};
+use super::guides::Guides;
+use super::settings::{KEYS, MAX_SIMULATIONS, Setting, Settings};
 
 /// Every command, in the order `list_commands` answers them.
 pub const COMMANDS: &[&str] = &[
@@ -20,6 +25,8 @@ pub const COMMANDS: &[&str] = &[
     "undo",
     "genmove",
     "set",
+    "time_settings",
+    "time_left",
     "legal_moves",
     "position",
     "showboard",
@@ -31,48 +38,44 @@ pub const COMMANDS: &[&str] = &[
 pub const PROTOCOL_VERSION: &str = "1";
 pub const ENGINE_NAME: &str = "mancala-zero";
 
-/// A game in progress, the search that picks moves in it, and where that search's
-/// evaluator comes from.
+/// A game in progress, the player that picks moves in it, and where its guide comes from.
 pub struct Engine {
     /// The game so far; it applies the cycle rule and keeps the moves for `undo`.
     line: Line<AnyGame>,
-    search: Search<AnyGame>,
-    source: Box<dyn EvaluatorSource>,
-    evaluator: Box<dyn Evaluator<AnyGame>>,
+    guides: Guides,
+    /// What guides the player in the current game.
+    guide: Guide,
+    player: Player<AnyGame>,
     settings: Settings,
+    /// `time_settings`: a clock for both sides, which then decides each move's time.
+    clock: Option<Clock>,
 }
 
 impl Engine {
     /// An engine at the start of `game` with the default settings.
     ///
     /// # Errors
-    /// When `source` cannot judge `game`.
-    pub fn new(game: AnyGame, source: Box<dyn EvaluatorSource>) -> anyhow::Result<Engine> {
-        Self::with_settings(game, source, Settings::default())
+    /// When the guide of `game` cannot be loaded.
+    pub fn new(game: AnyGame, guides: Guides) -> anyhow::Result<Engine> {
+        Self::with_settings(game, guides, Settings::default())
     }
 
     /// An engine at the start of `game` with the given settings.
     ///
     /// # Errors
-    /// When `source` cannot judge `game`.
-    pub fn with_settings(
-        game: AnyGame,
-        mut source: Box<dyn EvaluatorSource>,
-        settings: Settings,
-    ) -> anyhow::Result<Engine> {
-        let evaluator = source
-            .for_game(&game, settings.seed)
-            .with_context(|| format!("cannot evaluate {}", game.rules_string()))?;
-        let search = Search::new(game.clone(), search_config(&settings, source.network()), settings.seed);
-        Ok(Engine { line: Line::new(game), search, source, evaluator, settings })
+    /// When the guide of `game` cannot be loaded or the settings are out of range.
+    pub fn with_settings(game: AnyGame, guides: Guides, settings: Settings) -> anyhow::Result<Engine> {
+        let guide = guides.for_game(&game).with_context(|| format!("cannot evaluate {}", game.rules_string()))?;
+        let player = new_player(&game, &guide, &settings)?;
+        Ok(Engine { line: Line::new(game), guides, guide, player, settings, clock: None })
     }
 
-    /// The game, the evaluator and the budget, in one line.
+    /// The game, the guide and the budget, in one line.
     pub fn describe(&self) -> String {
         format!(
             "{}, {}, {} simulations a move",
             self.line.game().rules_string(),
-            self.source.describe(),
+            self.guides.describe(&self.guide),
             self.settings.simulations
         )
     }
@@ -88,12 +91,20 @@ impl Engine {
         &self.settings
     }
 
+    #[cfg(test)]
+    pub fn player(&self) -> &Player<AnyGame> {
+        &self.player
+    }
+
     /// Runs one command (the quit command is the protocol loop's) and returns its result.
     pub(super) fn execute(&mut self, name: &str, args: &[&str]) -> anyhow::Result<String> {
         match name {
             "game" => return self.new_game(args),
             "play" => return self.play(args),
             "set" => return self.set(args),
+            "position" if !args.is_empty() => return self.set_position(args),
+            "time_settings" => return self.time_settings(args),
+            "time_left" => return self.time_left(args),
             _ => {}
         }
         if !args.is_empty() && COMMANDS.contains(&name) {
@@ -145,15 +156,22 @@ impl Engine {
             );
         }
         let game = parse_rules(&args.join(" "))?;
-        let evaluator = self
-            .source
-            .for_game(&game, self.settings.seed)
-            .with_context(|| format!("cannot evaluate {}", game.rules_string()))?;
-        self.search =
-            Search::new(game.clone(), search_config(&self.settings, self.source.network()), self.settings.seed);
-        self.evaluator = evaluator;
+        let guide = self.guides.for_game(&game).with_context(|| format!("cannot evaluate {}", game.rules_string()))?;
+        self.player = new_player(&game, &guide, &self.settings)?;
+        self.guide = guide;
         self.line = Line::new(game);
         Ok(self.line.game().rules_string())
+    }
+
+    /// `position LINE`: the game goes on from the position the line describes (in the
+    /// format `position` prints), with no history before it.
+    fn set_position(&mut self, args: &[&str]) -> anyhow::Result<String> {
+        let text = args.join(" ");
+        let setup: Setup = text.parse().map_err(|e| anyhow!("not a position line: {e}"))?;
+        let game = self.line.game();
+        let pos = game.from_setup(&setup).map_err(|e| anyhow!("not a position of {}: {e}", game.rules_string()))?;
+        self.line = Line::from_position(game.clone(), pos);
+        Ok(String::new())
     }
 
     /// `play MOVE`: a pit label for the side to move.
@@ -171,25 +189,58 @@ impl Engine {
             bail!("set expects KEY VALUE with KEY one of {KEYS}, got '{}'", args.join(" "));
         };
         let setting = Setting::parse(key, value)?;
+        let mut settings = self.settings.clone();
+        settings.apply(setting);
         match setting {
-            Setting::Seed(seed) => {
-                // A new seed restarts every random stream, so the same seed and the same
-                // commands afterwards give the same moves.
-                let evaluator = self.source.for_game(self.line.game(), seed)?;
-                self.evaluator = evaluator;
-                self.search.reseed(seed);
+            // A new seed restarts every random stream, so the same seed and the same commands
+            // afterwards give the same moves; threads change the evaluators.
+            Setting::Seed(_) | Setting::Threads(_) => {
+                self.player = new_player(self.line.game(), &self.guide, &settings)?;
             }
-            Setting::Simulations(n) => self.search.config_mut().simulations = n,
-            Setting::Temperature(_) | Setting::Threads(_) => {}
+            Setting::Simulations(n) => self.player.search_mut().config_mut().simulations = n,
+            Setting::MoveTime(_) | Setting::Temperature(_) => {}
         }
-        self.settings.apply(setting);
+        self.settings = settings;
         Ok(String::new())
     }
 
-    /// Searches the current position (which must be ongoing) with the current budget.
+    /// `time_settings MAIN_MS INCREMENT_MS`: a clock for both sides (0 0: no clock).
+    fn time_settings(&mut self, args: &[&str]) -> anyhow::Result<String> {
+        let [main, increment] = args else {
+            bail!(
+                "time_settings expects MAIN_MS INCREMENT_MS, e.g. 'time_settings 60000 1000', got '{}'",
+                args.join(" ")
+            );
+        };
+        let (main, increment) = (milliseconds("main time", main)?, milliseconds("increment", increment)?);
+        self.clock = (main > Duration::ZERO).then(|| Clock::new(main, increment));
+        Ok(String::new())
+    }
+
+    /// `time_left SIDE MS`: the time `SIDE` has left on the clock, as the driver counts it.
+    fn time_left(&mut self, args: &[&str]) -> anyhow::Result<String> {
+        let [side, left] = args else {
+            bail!("time_left expects SIDE MS, e.g. 'time_left south 30000', got '{}'", args.join(" "));
+        };
+        let side = Side::parse(side).ok_or_else(|| anyhow!("time_left: '{side}' is not south or north"))?;
+        let left = milliseconds("time left", left)?;
+        let clock = self.clock.as_mut().context("time_left needs a clock: send time_settings first")?;
+        clock.left[side] = left;
+        Ok(String::new())
+    }
+
+    /// Searches the current position (which must be ongoing) within the budget: the clock's
+    /// share of the time left, else the fixed time a move, else the simulations.
     fn search(&mut self) {
-        self.search.set_root_line(&self.line);
-        self.search.run(&mut self.evaluator);
+        let side = self.line.side_to_move();
+        let time = match (&self.clock, self.settings.movetime) {
+            (Some(clock), _) => Some(clock.think_time(side)),
+            (None, 0) => None,
+            (None, ms) => Some(Duration::from_millis(ms)),
+        };
+        let simulations = if time.is_some() { MAX_SIMULATIONS } else { self.settings.simulations };
+        self.player.search_mut().config_mut().simulations = simulations;
+        self.player.analyse_until(&self.line, time.map(|t| Instant::now() + t));
     }
 
     /// `genmove`: searches, plays the chosen move and answers its label.
@@ -197,10 +248,14 @@ impl Engine {
         if let Some(outcome) = self.line.status().outcome() {
             bail!("game is over ({outcome})");
         }
+        let (side, started) = (self.line.side_to_move(), Instant::now());
         self.search();
-        let action = self.search.select_action(self.settings.temperature).expect("an ongoing game has a legal move");
-        let label = self.line.game().move_label(self.line.side_to_move(), action);
-        self.line.play(action).expect("the search picks among the legal moves");
+        let action = self.player.pick(self.settings.temperature).context("the search found no move")?;
+        if let Some(clock) = &mut self.clock {
+            clock.spend(side, started.elapsed());
+        }
+        let label = self.line.game().move_label(side, action);
+        self.line.play(action).context("the search picks among the legal moves")?;
         Ok(label)
     }
 
@@ -213,9 +268,10 @@ impl Engine {
         }
         self.search();
         let game = self.line.game();
+        let search = self.player.search();
         let mut policy = [0.0f32; MAX_ACTIONS];
-        self.search.policy_target(&mut policy[..game.action_space()]);
-        let mut out = format!("value {} policy", three_decimals(self.search.root_value().clamp(-1.0, 1.0)));
+        search.policy_target(&mut policy[..game.action_space()]);
+        let mut out = format!("value {} policy", three_decimals(search.root_value().clamp(-1.0, 1.0)));
         for a in self.line.legal_moves() {
             out.push_str(&format!(" {}:{}", game.move_label(side, a), three_decimals(policy[usize::from(a)])));
         }
@@ -223,8 +279,23 @@ impl Engine {
     }
 }
 
-fn search_config(settings: &Settings, network: bool) -> SearchConfig {
-    SearchConfig { simulations: settings.simulations, ..SearchConfig::in_play(network) }
+/// The engine's player for `game`: the guide's play-time search with the engine's
+/// simulations, threads and seed.
+fn new_player(game: &AnyGame, guide: &Guide, settings: &Settings) -> anyhow::Result<Player<AnyGame>> {
+    let play = PlayerSettings {
+        simulations: settings.simulations,
+        threads: settings.threads as usize,
+        ..PlayerSettings::for_guide(guide)
+    };
+    Ok(build_player(game, guide, None, &play, settings.seed, ENGINE_NAME.to_string())?)
+}
+
+/// A whole number of milliseconds up to [`MAX_TIME_MS`].
+fn milliseconds(what: &str, text: &str) -> anyhow::Result<Duration> {
+    match text.parse::<u64>() {
+        Ok(ms) if ms <= MAX_TIME_MS => Ok(Duration::from_millis(ms)),
+        _ => bail!("bad {what} '{text}': expected milliseconds from 0 to {MAX_TIME_MS}"),
+    }
 }
 
 /// Why `play` refused a move, without the rules crate's own "illegal move LABEL" prefix (the
@@ -246,12 +317,10 @@ fn three_decimals(x: f32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cmd::engine::RolloutSource;
-    use mancala_mcts::FinalPick;
-    use mancala_rules::{Action, Player};
+    use mancala_mcts::{FinalPick, SearchConfig};
 
     fn engine(rules: &str) -> Engine {
-        Engine::new(parse_rules(rules).unwrap(), Box::new(RolloutSource)).unwrap()
+        Engine::new(parse_rules(rules).unwrap(), Guides::rollouts()).unwrap()
     }
 
     /// The result text, failing the test if the command failed.
@@ -287,11 +356,20 @@ mod tests {
             "game nonsense",
             "game kalah houses=99",
             "set simulations 0",
+            "set simulations 1000001",
             "set seed x",
             "set colour red",
             "set simulations",
+            "set threads 0",
+            "set movetime soon",
+            "time_settings 1000",
+            "time_settings 1000 x",
+            "time_left south 500",
             "genmove now",
             "undo 2",
+            "position south | 0 0 | 4 4",
+            "position north | 0 0 | 4 4 4 4 4 4 4 4 4 4 4 5 | ongoing",
+            "position | | |",
             "frobnicate",
         ] {
             err(&mut e, line);
@@ -317,109 +395,90 @@ mod tests {
 
     #[test]
     fn the_same_seed_gives_the_same_moves() {
-        let play_out = |seed: u64| {
+        let play_out = |seed: u64, threads: u32| {
             let mut e = engine("kalah");
             ok(&mut e, "set simulations 30");
             ok(&mut e, "set temperature 1");
+            ok(&mut e, &format!("set threads {threads}"));
             ok(&mut e, &format!("set seed {seed}"));
             (0..8).map(|_| ok(&mut e, "genmove")).collect::<Vec<_>>()
         };
-        assert_eq!(play_out(5), play_out(5));
-    }
-
-    /// A source whose evaluator puts all the prior on the last legal action: search at a
-    /// neutral value then visits only that move, so `genmove` shows which evaluator ran.
-    struct LastMoveSource {
-        refuse: &'static str,
-    }
-
-    struct LastMove;
-
-    impl Evaluator<AnyGame> for LastMove {
-        fn evaluate(
-            &mut self,
-            game: &AnyGame,
-            positions: &[<AnyGame as Game>::Position],
-            p: &mut [f32],
-            v: &mut [f32],
-        ) {
-            let a = game.action_space();
-            for (i, pos) in positions.iter().enumerate() {
-                let out = &mut p[i * a..(i + 1) * a];
-                out.fill(0.0);
-                let last: Action = game.legal_moves(pos).iter().last().expect("evaluated positions are ongoing");
-                out[usize::from(last)] = 1.0;
-                v[i] = 0.0;
-            }
-        }
-    }
-
-    impl EvaluatorSource for LastMoveSource {
-        fn describe(&self) -> String {
-            "last legal move".into()
-        }
-        fn for_game(&mut self, game: &AnyGame, _seed: u64) -> anyhow::Result<Box<dyn Evaluator<AnyGame>>> {
-            if game.family() == self.refuse {
-                bail!("this source cannot play {}", game.family());
-            }
-            Ok(Box::new(LastMove))
-        }
+        assert_eq!(play_out(5, 1), play_out(5, 1));
+        assert_eq!(play_out(5, 3), play_out(5, 3), "threads do not make the moves depend on timing");
     }
 
     #[test]
-    fn the_evaluator_comes_from_the_source() {
-        let source = Box::new(LastMoveSource { refuse: "owela" });
-        let mut e = Engine::new(parse_rules("kalah").unwrap(), source).unwrap();
-        assert!(e.describe().contains("last legal move"));
-        ok(&mut e, "set simulations 40");
-        assert_eq!(ok(&mut e, "genmove"), "F");
-        assert_eq!(e.line().side_to_move(), Player::North);
-        assert_eq!(ok(&mut e, "genmove"), "f");
-        let legal = ok(&mut e, "legal_moves");
-        let last = legal.split_whitespace().last().unwrap();
-        let analysis = ok(&mut e, "analyze");
-        assert!(analysis.ends_with(&format!(" {last}:1.000")), "{analysis}");
-        // A game the source refuses is refused as a whole: the kalah game goes on.
-        let before = state(&mut e);
-        let message = err(&mut e, "game owela");
-        assert!(message.contains("cannot play owela"), "{message}");
-        assert_eq!(state(&mut e), before);
-    }
-
-    /// A source that says its evaluator is a network for some families only.
-    struct PickSource {
-        network_for: &'static str,
-        last_network: bool,
-    }
-
-    impl EvaluatorSource for PickSource {
-        fn describe(&self) -> String {
-            "pick source".into()
-        }
-        fn for_game(&mut self, game: &AnyGame, _seed: u64) -> anyhow::Result<Box<dyn Evaluator<AnyGame>>> {
-            self.last_network = game.family() == self.network_for;
-            Ok(Box::new(LastMove))
-        }
-        fn network(&self) -> bool {
-            self.last_network
-        }
-    }
-
-    #[test]
-    fn the_search_picks_as_its_source_says() {
-        let source = Box::new(PickSource { network_for: "kalah", last_network: false });
-        let mut e = Engine::new(parse_rules("kalah").unwrap(), source).unwrap();
-        assert_eq!(e.search.config().final_pick, FinalPick::IN_PLAY);
-        assert_eq!(e.search.config().minimax_weight, SearchConfig::IN_PLAY_MINIMAX_WEIGHT);
-        ok(&mut e, "set simulations 30");
-        assert_eq!(e.search.config().final_pick, FinalPick::IN_PLAY, "a setting keeps the pick");
-        ok(&mut e, "game oware");
-        assert_eq!(e.search.config().final_pick, FinalPick::Visits, "a game the source plays by rollouts");
-        assert_eq!(e.search.config().minimax_weight, 0.0);
+    fn threads_are_the_players_evaluators() {
+        let mut e = engine("oware");
+        assert_eq!(e.player().threads(), 1);
+        ok(&mut e, "set threads 3");
+        assert_eq!(e.player().threads(), 3);
         ok(&mut e, "game kalah");
-        assert_eq!(e.search.config().final_pick, FinalPick::IN_PLAY);
-        // Rollouts, as the engine's plain source, keep the most visited move.
-        assert_eq!(engine("oware").search.config().final_pick, FinalPick::Visits);
+        assert_eq!(e.player().threads(), 3, "a new game keeps the setting");
+    }
+
+    #[test]
+    fn the_search_plays_as_its_guide_says() {
+        // Shipped networks guide their games with the play-time settings of every front-end.
+        let mut e = Engine::new(parse_rules("kalah").unwrap(), Guides::default()).unwrap();
+        let config = |e: &Engine| e.player().search().config().clone();
+        assert_eq!(config(&e).final_pick, FinalPick::IN_PLAY);
+        assert_eq!(config(&e).minimax_weight, SearchConfig::IN_PLAY_MINIMAX_WEIGHT);
+        assert_eq!(config(&e).leaves_per_gather, mancala_agents::NET_GATHER);
+        ok(&mut e, "set simulations 30");
+        assert_eq!(config(&e).final_pick, FinalPick::IN_PLAY, "a setting keeps the pick");
+        ok(&mut e, "game kalah:4,3");
+        assert_eq!(config(&e).final_pick, FinalPick::Visits, "no shipped network: rollouts");
+        assert_eq!(config(&e).minimax_weight, 0.0);
+        ok(&mut e, "game kalah");
+        assert_eq!(config(&e).final_pick, FinalPick::IN_PLAY);
+        assert_eq!(config(&engine("oware")).final_pick, FinalPick::Visits, "--no-model");
+    }
+
+    #[test]
+    fn a_position_line_sets_the_game_where_it_says() {
+        let mut donor = engine("oware");
+        for label in ["C", "d", "F", "a"] {
+            ok(&mut donor, &format!("play {label}"));
+        }
+        let printed = ok(&mut donor, "position");
+        let mut e = engine("oware");
+        ok(&mut e, &format!("position {printed}"));
+        assert_eq!(ok(&mut e, "position"), printed);
+        assert_eq!(ok(&mut e, "legal_moves"), ok(&mut donor, "legal_moves"));
+        assert_eq!(e.line().len(), 0, "no history before a position set up");
+        let label = ok(&mut e, "genmove");
+        assert!(ok(&mut donor, "legal_moves").split(' ').any(|l| l == label));
+        // A finished position is taken too, and then refuses moves.
+        ok(&mut e, "position south | 24 24 | 0 0 0 0 0 0 0 0 0 0 0 0 | draw");
+        assert_eq!(ok(&mut e, "result"), "draw");
+        assert!(err(&mut e, "genmove").contains("game is over"));
+    }
+
+    #[test]
+    fn a_position_that_is_not_one_of_the_game_is_refused_with_the_reason() {
+        let mut e = engine("kalah");
+        let message = err(&mut e, "position south | 0 0 | 4 4 4 | ongoing");
+        assert!(message.contains("not a position of"), "{message}");
+        let message = err(&mut e, "position south | 0 0 | 9 4 4 4 4 4 4 4 4 4 4 4 4 4 | ongoing");
+        assert!(message.contains("not a position of"), "{message}");
+        let message = err(&mut e, "position sideways");
+        assert!(message.contains("not a position line"), "{message}");
+    }
+
+    #[test]
+    fn time_budgets_always_give_a_legal_move() {
+        let mut e = engine("kalah");
+        ok(&mut e, "set movetime 1");
+        let label = ok(&mut e, "genmove");
+        assert!(!label.is_empty());
+        ok(&mut e, "set movetime 0");
+        ok(&mut e, "time_settings 1 0");
+        ok(&mut e, "time_left north 1");
+        ok(&mut e, "genmove");
+        ok(&mut e, "analyze");
+        ok(&mut e, "time_settings 0 0");
+        assert!(err(&mut e, "time_left south 10").contains("send time_settings first"));
     }
 
     #[test]

@@ -3,11 +3,13 @@
 //! - `protocol.rs`: framing (`[id] name [args]`, `=`/`?` answers) and the read loop.
 //! - `commands.rs`: the [`Engine`] and what every command does.
 //! - `settings.rs`: the search settings that `set KEY VALUE` changes, with their checks.
-//! - `evaluators.rs`: where the search's evaluator comes from ([`EvaluatorSource`]); the
-//!   protocol code never knows whether rollouts or a network judge positions.
+//! - `clock.rs`: time controls (a fixed time a move, a clock with an increment).
+//! - `guides.rs`: what guides the search in each game ([`Guides`]); the player itself is
+//!   built by `mancala_agents::build_player`, as in every other front-end.
 
+mod clock;
 mod commands;
-mod evaluators;
+mod guides;
 mod protocol;
 mod settings;
 
@@ -17,7 +19,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 
 pub use commands::Engine;
-pub use evaluators::{EvaluatorSource, ModelSource, RolloutSource};
+pub use guides::Guides;
 pub use protocol::serve;
 
 /// Arguments of `mancala-zero engine`.
@@ -42,17 +44,19 @@ The protocol (docs/protocol.md): one command a line, `[id] name [args]`; answers
 `?[id] message`, each followed by an empty line. `list_commands` lists the commands.
 
 Search: MCTS guided by --model, or by the shipped network of the game (every preset has one),
-or with random rollouts (other rules, or --no-model). `set` changes, for the next
-genmove or analyze: simulations N (default 1000, at most 1000000), temperature T (default 0:
-the best move: with a network the best-valued of the well-visited moves, with rollouts the
-most visited; else 0.05 to 100, sampling by visits^(1/T)), seed N (default 0: the
-same seed and commands give the same moves), threads N (accepted, 1 to 1024; the search runs
-on one thread in this build).";
+or with random rollouts (other rules, or --no-model), built as the `net` and `mcts` agents are.
+`set` changes, for the next genmove or analyze: simulations N (default 1000, at most the cap
+MAX_SIMULATIONS = 1000000), movetime MS (a fixed time a move instead; 0: off), temperature T
+(default 0: the best move: with a network the best-valued of the well-visited moves, with
+rollouts the most visited; else 0.05 to 100, sampling by visits^(1/T)), seed N (default 0: the
+same seed and commands give the same moves), threads N (1 to 256: threads that evaluate each
+batch of leaves). `time_settings MAIN_MS INC_MS` starts a clock with an increment,
+`time_left SIDE MS` corrects it; `position LINE` sets a position in the format it prints.";
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let source = evaluator_source(args.model.as_deref(), args.no_model)?;
+    let guides = Guides::new(args.model.as_deref(), args.no_model)?;
     let game = mancala_rules::parse_rules(&args.game).with_context(|| format!("bad --game '{}'", args.game))?;
-    let engine = Engine::new(game, source)?;
+    let engine = Engine::new(game, guides)?;
     // The protocol owns stdout; a one-line greeting on stderr tells a human what is running.
     eprintln!("mancala-zero {} engine: {}", env!("CARGO_PKG_VERSION"), engine.describe());
     let stdin = std::io::stdin().lock();
@@ -60,16 +64,4 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     serve(engine, stdin, &mut stdout)?;
     stdout.flush()?;
     Ok(())
-}
-
-/// The evaluator source the arguments ask for.
-pub fn evaluator_source(model: Option<&std::path::Path>, no_model: bool) -> anyhow::Result<Box<dyn EvaluatorSource>> {
-    if no_model {
-        return Ok(Box::new(RolloutSource));
-    }
-    if let Some(path) = model {
-        // Read it now, so a bad file is reported before the protocol starts.
-        mancala_nn::read_model_file(path).with_context(|| format!("--model {}", path.display()))?;
-    }
-    Ok(Box::new(ModelSource::new(model.map(std::path::Path::to_path_buf))))
 }

@@ -4,6 +4,7 @@
 
 use std::fmt;
 use std::io::{self, BufRead, Write};
+use std::panic::AssertUnwindSafe;
 
 use super::commands::Engine;
 
@@ -79,10 +80,23 @@ impl Engine {
             let quit = result.is_ok();
             return Some(Response { quit, ..Response::new(id, result) });
         }
-        // `{:#}` writes the whole cause chain on one line.
-        let result = self.execute(name, &args).map_err(|e| format!("{e:#}"));
+        // `{:#}` writes the whole cause chain on one line. A panic is a bug, but the driver's
+        // game should not die of it: it is answered as a failed command.
+        let result = match std::panic::catch_unwind(AssertUnwindSafe(|| self.execute(name, &args))) {
+            Ok(result) => result.map_err(|e| format!("{e:#}")),
+            Err(panic) => Err(format!("internal error in '{name}': {}", panic_text(panic.as_ref()))),
+        };
         Some(Response::new(id, result))
     }
+}
+
+/// The message a panic carried, if it is text.
+fn panic_text(panic: &(dyn std::any::Any + Send)) -> &str {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("no message")
 }
 
 /// Reads commands until `quit` or the end of input, answering each and flushing after every

@@ -7,19 +7,21 @@ use anyhow::bail;
 /// second on one core.
 pub const DEFAULT_SIMULATIONS: u32 = 1000;
 
-/// The most simulations a move: the tree grows with them (up to one node a legal move per
-/// simulation), and a million keeps it within a few gigabytes for every game.
-pub const MAX_SIMULATIONS: u32 = 1_000_000;
+/// The most simulations a move: the cap every front-end shares.
+pub use mancala_agents::MAX_SIMULATIONS;
+
+use super::clock::MAX_TIME_MS;
 
 /// Below this a positive temperature is refused: the search samples with visits^(1/T), which
 /// overflows for large visit counts when T is tiny. Temperature 0 (most visited) covers it.
 pub const MIN_TEMPERATURE: f32 = 0.05;
 pub const MAX_TEMPERATURE: f32 = 100.0;
 
-pub const MAX_THREADS: u32 = 1024;
+/// The most threads one search may use (the cap every front-end shares).
+pub const MAX_THREADS: u32 = mancala_agents::MAX_THREADS as u32;
 
 /// The keys `set` knows, as its error message lists them.
-pub const KEYS: &str = "simulations, temperature, seed, threads";
+pub const KEYS: &str = "simulations, movetime, temperature, seed, threads";
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Settings {
@@ -29,14 +31,15 @@ pub struct Settings {
     pub temperature: f32,
     /// Seeds the search and the evaluator; the same seed and commands give the same moves.
     pub seed: u64,
-    /// Accepted and kept for drivers that set it, but the search runs on one thread in this
-    /// build: a single rollout search gains little from threads at these budgets.
+    /// Threads that evaluate each batch of the search's leaves.
     pub threads: u32,
+    /// A fixed time a move in milliseconds, instead of `simulations`; 0: off.
+    pub movetime: u64,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { simulations: DEFAULT_SIMULATIONS, temperature: 0.0, seed: 0, threads: 1 }
+        Settings { simulations: DEFAULT_SIMULATIONS, temperature: 0.0, seed: 0, threads: 1, movetime: 0 }
     }
 }
 
@@ -47,6 +50,7 @@ pub enum Setting {
     Temperature(f32),
     Seed(u64),
     Threads(u32),
+    MoveTime(u64),
 }
 
 impl Setting {
@@ -60,7 +64,11 @@ impl Setting {
         match key {
             "simulations" => match value.parse::<u32>() {
                 Ok(n) if (1..=MAX_SIMULATIONS).contains(&n) => Ok(Setting::Simulations(n)),
-                _ => Err(bad(&format!("a whole number from 1 to {MAX_SIMULATIONS}"))),
+                _ => Err(bad(&format!("a whole number from 1 to the cap MAX_SIMULATIONS = {MAX_SIMULATIONS}"))),
+            },
+            "movetime" => match value.parse::<u64>() {
+                Ok(ms) if ms <= MAX_TIME_MS => Ok(Setting::MoveTime(ms)),
+                _ => Err(bad(&format!("milliseconds from 0 (off: search by simulations) to {MAX_TIME_MS}"))),
             },
             "temperature" => match value.parse::<f32>() {
                 Ok(t) if t == 0.0 || (MIN_TEMPERATURE..=MAX_TEMPERATURE).contains(&t) => Ok(Setting::Temperature(t)),
@@ -85,6 +93,7 @@ impl Settings {
             Setting::Temperature(t) => self.temperature = t,
             Setting::Seed(s) => self.seed = s,
             Setting::Threads(n) => self.threads = n,
+            Setting::MoveTime(ms) => self.movetime = ms,
         }
     }
 }
@@ -100,6 +109,8 @@ mod tests {
         assert_eq!(Setting::parse("temperature", "1.5").unwrap(), Setting::Temperature(1.5));
         assert_eq!(Setting::parse("seed", "18446744073709551615").unwrap(), Setting::Seed(u64::MAX));
         assert_eq!(Setting::parse("threads", "4").unwrap(), Setting::Threads(4));
+        assert_eq!(Setting::parse("movetime", "250").unwrap(), Setting::MoveTime(250));
+        assert_eq!(Setting::parse("movetime", "0").unwrap(), Setting::MoveTime(0));
     }
 
     #[test]
@@ -117,7 +128,10 @@ mod tests {
             ("seed", "-1"),
             ("seed", "1.5"),
             ("threads", "0"),
-            ("threads", "1025"),
+            ("threads", "257"),
+            ("movetime", "-1"),
+            ("movetime", "3600001"),
+            ("movetime", "fast"),
         ] {
             let message = Setting::parse(key, value).unwrap_err().to_string();
             assert!(message.contains(&format!("'{value}'")) && message.contains(key), "{key} {value}: {message}");
