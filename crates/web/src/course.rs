@@ -202,7 +202,7 @@ mod tests {
     fn an_oware_capture_is_taken_in_the_course() {
         let game = parse_rules("oware").unwrap();
         // South's F (2 seeds) ends in North's b, making 2 there after a makes 2: both taken.
-        let setup = "south | 0 0 | 4 4 4 4 4 2 1 1 4 4 4 4 | ongoing".parse().unwrap();
+        let setup = "south | 0 0 | 4 4 4 4 4 2 1 1 6 6 6 6 | ongoing".parse().unwrap();
         let before = game.from_setup(&setup).unwrap();
         let mut line = Line::from_position(game.clone(), before);
         line.play_label("F").unwrap();

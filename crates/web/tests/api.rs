@@ -433,7 +433,7 @@ async fn bad_descriptions_are_refused_naming_the_key() {
     ];
     for (body, expected) in cases {
         let text = body.to_string();
-        let message = refused(&app, "POST", "/api/games", Some(&text), StatusCode::BAD_REQUEST).await;
+        let message = refused(&app, "POST", "/api/games", Some(text.as_str()), StatusCode::BAD_REQUEST).await;
         assert!(message.contains(expected), "{text}: {message}");
     }
 }

@@ -401,7 +401,7 @@ async fn described_games(client: &Client) {
     assert!(clicks > 0);
 
     // Four ranks of five houses: relay sowing around each player's own territory.
-    let four = r#"sowing {"format":1,"name":"small-four","board":{"ranks":4,"houses":5,"seeds":2},"move":{"min_seeds":2},"sowing":{"relay":true},"capture":{"four_rank":true},"end":{"max_plies":300}}"#;
+    let four = r#"sowing {"format":1,"name":"small-four","board":{"ranks":4,"houses":5,"seeds":2},"move":{"min_seeds":2},"sowing":{"relay":true},"end":{"max_plies":300}}"#;
     new_game(client, four).await;
     let page = drawn(client).await;
     assert_eq!(page["message"], "", "{four}");
