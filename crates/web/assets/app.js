@@ -68,10 +68,11 @@ async function show(game, animate) {
   if (animate && $("animate").checked && course) {
     setBusy(1);
     try {
-      for (let k = 0; k < course.frames.length - 1; k++) {
-        const f = course.frames[k], next = course.frames[k + 1];
-        const active = next.pits.findIndex((n, i) => n !== f.pits[i]);
-        draw(game, f, active);
+      // Frame 0 is the board before the move, already shown; each next one is a step of
+      // the engine's trace (a lift, a seed, a store, a capture).
+      for (let k = 1; k < course.frames.length - 1; k++) {
+        const f = course.frames[k];
+        draw(game, f, f.active);
         await sleep(STEP_MS);
         if (state.game !== game) return; // a newer state arrived meanwhile
       }
@@ -87,8 +88,7 @@ async function show(game, animate) {
   $("position-line").textContent = game.position;
   $("record").value = game.record;
   $("engine-name").textContent = game.engine;
-  const preset = game.rules.split(/[\s:]/)[0];
-  if (state.info && state.info.presets.includes(preset)) $("preset").value = preset;
+  $("preset").value = pickerValue(game.rules);
   const l = game.last;
   if (l) {
     const gained = l.gained.map((g, i) => g > 0 ? `${i === 0 ? "South" : "North"} +${g}` : "").filter(Boolean).join(", ");
@@ -194,6 +194,20 @@ function strength() {
 
 function engineSide() {
   return { south: "north", north: "south", both: "none" }[$("side").value];
+}
+
+// The game picker's entry for a rules string: its preset, its catalogue file, or "custom".
+function pickerValue(rules) {
+  if (!state.info) return "";
+  const preset = rules.split(/[\s:]/)[0];
+  if (state.info.presets.includes(preset) && rules.split(/\s/)[0] !== "sowing") return preset;
+  const entry = state.info.catalogue.games.find((g) => g.rules === rules.trim() || g.game === rules);
+  return entry ? entry.rules : "";
+}
+
+// A game from the description text the person wrote (TOML).
+function newDescribedGame() {
+  return newGame({ description: $("description").value });
 }
 
 async function newGame(extra) {
@@ -308,12 +322,26 @@ async function start() {
     return;
   }
   const preset = $("preset");
-  preset.replaceChildren(...state.info.presets.map((p) => new Option(p, p)));
-  const first = state.info.default_rules.split(/[\s:]/)[0];
-  if (state.info.presets.includes(first)) preset.value = first;
+  const presets = document.createElement("optgroup");
+  presets.label = "Presets";
+  presets.replaceChildren(...state.info.presets.map((p) => new Option(p, p)));
+  const groups = [presets];
+  if (state.info.catalogue.games.length > 0) {
+    const described = document.createElement("optgroup");
+    described.label = "Described games";
+    described.replaceChildren(...state.info.catalogue.games.map((g) => new Option(g.title, g.rules)));
+    groups.push(described);
+  }
+  preset.replaceChildren(new Option("(your rules)", ""), ...groups);
+  preset.value = pickerValue(state.info.default_rules);
   $("rules").value = state.info.default_rules;
   $("strength").max = state.info.max_simulations;
-  preset.addEventListener("change", act(() => { $("rules").value = preset.value; newGame(); }));
+  preset.addEventListener("change", act(() => {
+    if (!preset.value) return;
+    $("rules").value = preset.value;
+    newGame();
+  }));
+  $("new-described").addEventListener("click", act(newDescribedGame));
   $("rules").addEventListener("keydown", (e) => { if (e.key === "Enter") act(newGame)(); });
   $("new-game").addEventListener("click", act(() => newGame()));
   $("undo").addEventListener("click", act(undo));

@@ -1,5 +1,6 @@
-// Draws a board as SVG from what the server says: every pit's cell, its count, which houses
-// are legal, the last move and what it took. No rule of any game lives here.
+// Draws a board as SVG from what the server says: every pit's cell (two ranks or four, any
+// number of houses), its count, which houses are legal, the last move and what it took. No
+// rule of any game lives here.
 "use strict";
 
 const Board = (() => {
@@ -27,11 +28,12 @@ const Board = (() => {
     }
   }
 
-  // `view`: the game view; `frame`: {pits, scores} to show instead of the view's own (a step
-  // of a sowing), `active`: the pit that step changed; `onHouse(label)`: a click on a house.
+  // `view`: the game view; `frame`: {pits, scores, hand} to show instead of the view's own (a
+  // step of a sowing), `active`: the pit that step changed; `onHouse(move)`: a click on a
+  // house (or, where the mover chooses the direction, on one of its direction marks).
   function render(svg, view, opts) {
     const o = opts || {};
-    const frame = o.frame || { pits: view.pits, scores: view.scores };
+    const frame = o.frame || { pits: view.pits, scores: view.scores, hand: 0 };
     const lay = view.layout;
     const width = lay.cols * CELL + 2 * STORE;
     const height = lay.rows * CELL + 2 * MARGIN;
@@ -40,7 +42,12 @@ const Board = (() => {
     svg.setAttribute("width", width);
     svg.setAttribute("height", height);
     svg.dataset.rules = view.rules;
+    svg.dataset.ranks = lay.rows;
     el("rect", { class: "frame", x: 2, y: MARGIN - 8, width: width - 4, height: lay.rows * CELL + 16, rx: 24 }, svg);
+    // A line between the two players' halves of a four-rank board.
+    if (lay.rows > 2) {
+      el("line", { class: "divide", x1: STORE, y1: MARGIN + (lay.rows / 2) * CELL, x2: width - STORE, y2: MARGIN + (lay.rows / 2) * CELL }, svg);
+    }
 
     const last = view.last;
     const course = last && last.course;
@@ -57,14 +64,18 @@ const Board = (() => {
       const cx = STORE + place.col * CELL + CELL / 2;
       const cy = MARGIN + place.row * CELL + CELL / 2;
       const n = frame.pits[place.pit];
+      const moves = place.moves.filter((m) => legal.has(m));
       const classes = ["house"];
-      if (legal.has(place.label)) classes.push("legal");
+      if (moves.length > 0) classes.push("legal");
       if (last && last.pit === place.pit) classes.push("from");
       if (sown.has(place.pit)) classes.push("sown");
       if (taken.has(place.pit)) classes.push("taken");
       if (o.active === place.pit) classes.push("active");
       if (view.controllers) classes.push("controlled-" + view.controllers[place.pit]);
-      const g = el("g", { class: classes.join(" "), "data-pit": place.pit, "data-label": place.label, "data-seeds": n }, svg);
+      const g = el("g", {
+        class: classes.join(" "), "data-pit": place.pit, "data-label": place.label,
+        "data-moves": moves.join(" "), "data-seeds": n,
+      }, svg);
       el("circle", { class: "pit", cx, cy, r: CELL / 2 - 6 }, g);
       drawSeeds(g, cx, cy, n);
       const t = el("text", { class: "count", x: cx, y: cy }, g);
@@ -74,22 +85,44 @@ const Board = (() => {
       const ly = top ? MARGIN + place.row * CELL + 11 : MARGIN + (place.row + 1) * CELL - 4;
       const lab = el("text", { class: "label", x: cx + CELL / 2 - 9, y: ly }, g);
       lab.textContent = place.label;
-      g.addEventListener("click", () => o.onHouse && o.onHouse(place.label));
+      if (moves.length === 1) {
+        g.addEventListener("click", () => o.onHouse && o.onHouse(moves[0]));
+      } else if (moves.length > 1) {
+        // The mover chooses the direction: one mark a move, `+` counter-clockwise.
+        moves.forEach((m, k) => {
+          const mx = cx + (k === 0 ? 14 : -14);
+          const d = el("g", { class: "direction", "data-move": m }, g);
+          el("circle", { cx: mx, cy: cy + 19, r: 10 }, d);
+          const a = el("text", { x: mx, y: cy + 19 }, d);
+          a.textContent = m.endsWith("+") ? "↺" : "↻";
+          d.addEventListener("click", (e) => { e.stopPropagation(); if (o.onHouse) o.onHouse(m); });
+        });
+      }
     }
 
-    // North's score at the left end, South's at the right, as Kalah's stores sit.
-    for (const [side, x, idx] of [["north", 8, 1], ["south", width - STORE + 8, 0]]) {
+    // The stores (or counts) at both ends: South's after South's last house in its sowing
+    // direction, as the server's layout says; North's at the other end.
+    const right = width - STORE + 8;
+    const ends = lay.south_end === "left" ? [["south", 8, 0], ["north", right, 1]] : [["north", 8, 1], ["south", right, 0]];
+    for (const [side, x, idx] of ends) {
       const g = el("g", { class: "store", "data-score": side }, svg);
       el("rect", { x, y: MARGIN + 4, width: STORE - 16, height: lay.rows * CELL - 8, rx: 30 }, g);
       const c = el("text", { class: "store-count", x: x + (STORE - 16) / 2, y: MARGIN + (lay.rows * CELL) / 2 }, g);
       c.textContent = frame.scores[idx];
       const w = el("text", { class: "store-name", x: x + (STORE - 16) / 2, y: MARGIN + lay.rows * CELL - 14 }, g);
       w.textContent = scoreWords[lay.scores] || "";
+      const who = el("text", { class: "store-name", x: x + (STORE - 16) / 2, y: MARGIN + 20 }, g);
+      who.textContent = side;
     }
     for (const [side, y] of [["north", 14], ["south", height - 6]]) {
       const t = el("text", { class: `side-name ${side}` + (view.side_to_move === side && !view.result ? " to-move" : ""), x: width / 2, y }, svg);
       const who = view.engine_side === side ? " (engine)" : (view.engine_side ? " (you)" : "");
       t.textContent = side[0].toUpperCase() + side.slice(1) + who;
+    }
+    // Seeds lifted and not yet sown, while a sowing is shown.
+    if (frame.hand > 0) {
+      const h = el("text", { class: "hand", x: width - 12, y: 14 }, svg);
+      h.textContent = `in hand: ${frame.hand}`;
     }
   }
 

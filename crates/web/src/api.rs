@@ -3,8 +3,8 @@
 //!
 //! | route | does |
 //! |---|---|
-//! | `GET /api/info` | presets, limits, what the server was started with |
-//! | `POST /api/games` | a new game: `{rules?, engine_side?, strength?, run?, model?}` |
+//! | `GET /api/info` | presets, the catalogue of described games, limits, what the server was started with |
+//! | `POST /api/games` | a new game: `{rules?, description?, engine_side?, strength?, run?, model?}` |
 //! | `GET /api/games/{id}` | the game |
 //! | `DELETE /api/games/{id}` | ends it |
 //! | `POST /api/games/{id}/move` | a person's move: `{house}` |
@@ -23,7 +23,11 @@ use axum::http::{StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use mancala_rules::{Game, IllegalMove, Line, MoveParseError, PRESETS, PlayError, Player, Setup, parse_rules};
+use mancala_rules::sowing::Description;
+use mancala_rules::{
+    AnyGame, Game, IllegalMove, Line, MoveParseError, PRESETS, PlayError, Player, RulesError, Setup, from_description,
+    parse_rules,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::engine::{Exact, Opponent, Strength, Thought, browser_threads, exact, think};
@@ -111,6 +115,7 @@ fn parse_side(text: &str) -> Result<Option<Player>, WebError> {
 struct Info {
     version: &'static str,
     presets: &'static [&'static str],
+    catalogue: crate::catalogue::Catalogue,
     default_rules: String,
     max_simulations: u32,
     max_milliseconds: u128,
@@ -123,6 +128,7 @@ async fn info(State(app): AppState) -> Json<Info> {
     Json(Info {
         version: env!("CARGO_PKG_VERSION"),
         presets: PRESETS,
+        catalogue: app.config.catalogue.as_deref().map(crate::catalogue::read).unwrap_or_default(),
         default_rules: app.config.default_rules.clone(),
         max_simulations: app.config.limits.max_simulations,
         max_milliseconds: app.config.limits.max_think.as_millis(),
@@ -136,6 +142,8 @@ async fn info(State(app): AppState) -> Json<Info> {
 #[serde(deny_unknown_fields)]
 struct NewGame {
     rules: Option<String>,
+    /// A game description's TOML text (instead of `rules`).
+    description: Option<String>,
     engine_side: Option<String>,
     strength: Option<Strength>,
     /// With `model`: play against a checkpoint of this run (its game, whatever `rules` says).
@@ -159,11 +167,7 @@ async fn new_game(State(app): AppState, b: Body<NewGame>) -> Result<(StatusCode,
                 .map_err(|e| WebError::Internal(format!("loading {}: {e}", path.display())))??;
             (game, Opponent::Checkpoint { path, name: format!("{run}/{model}") })
         }
-        (None, None) => {
-            let rules = req.rules.as_deref().unwrap_or(&app.config.default_rules);
-            let game = parse_rules(rules).map_err(|e| WebError::BadRequest(format!("rules '{rules}': {e}")))?;
-            (game, Opponent::Default)
-        }
+        (None, None) => (new_rules(&app, &req)?, Opponent::Default),
         _ => return Err(WebError::BadRequest("give both run and model to play a checkpoint, or neither".into())),
     };
     let engine_side = parse_side(req.engine_side.as_deref().unwrap_or("north"))?;
@@ -172,6 +176,20 @@ async fn new_game(State(app): AppState, b: Body<NewGame>) -> Result<(StatusCode,
     let view = game_view(&app, "", &session)?;
     let id = app.games.insert(session);
     Ok((StatusCode::CREATED, Json(GameView { id, ..view })))
+}
+
+/// The game a new game request names: a description's text, a rules string, or the
+/// server's default.
+fn new_rules(app: &App, req: &NewGame) -> Result<AnyGame, WebError> {
+    if let Some(text) = &req.description {
+        if req.rules.is_some() {
+            return Err(WebError::BadRequest("give rules or description, not both".into()));
+        }
+        let bad = |e: RulesError| WebError::BadRequest(format!("description: {e}"));
+        return from_description(Description::from_toml(text).map_err(bad)?).map_err(bad);
+    }
+    let rules = req.rules.as_deref().unwrap_or(&app.config.default_rules);
+    parse_rules(rules).map_err(|e| WebError::BadRequest(format!("rules '{rules}': {e}")))
 }
 
 async fn get_game(State(app): AppState, Path(id): Path<String>) -> Result<Json<GameView>, WebError> {

@@ -7,7 +7,9 @@
 //! - [`api`]: the routes, thin handlers over the modules below.
 //! - [`games`]: the games in progress, bounded in number and idle time.
 //! - [`engine`]: who plays for the engine, and one search capped in simulations and time.
-//! - [`view`], [`board`], [`sowing`]: what the page is told about a game.
+//! - [`view`], [`board`], [`course`]: what the page is told about a game: the board's
+//!   layout from the game's description, and every move's course from the engine's trace.
+//! - [`catalogue`]: the game description files the page offers beside the presets.
 //! - [`runs`]: training runs under `--checkpoints`, read from the file system.
 //!
 //! ```no_run
@@ -18,11 +20,12 @@
 pub mod api;
 pub mod assets;
 pub mod board;
+pub mod catalogue;
+pub mod course;
 pub mod engine;
 pub mod error;
 pub mod games;
 pub mod runs;
-pub mod sowing;
 pub mod view;
 
 use std::net::SocketAddr;
@@ -48,6 +51,8 @@ pub struct ServerConfig {
     pub db: Option<PathBuf>,
     /// A folder of training runs.
     pub checkpoints: Option<PathBuf>,
+    /// A folder of game descriptions (`*.toml`) the page offers beside the presets.
+    pub catalogue: Option<PathBuf>,
     pub shipped: Option<ShippedModels>,
     /// Games kept at once; a new one past this drops the game idle longest.
     pub max_games: usize,
@@ -67,6 +72,7 @@ impl Default for ServerConfig {
             model: None,
             db: None,
             checkpoints: None,
+            catalogue: Some(PathBuf::from("games")),
             shipped: None,
             max_games: 1000,
             idle: Duration::from_secs(30 * 60),

@@ -6,9 +6,9 @@ use mancala_rules::{AnyGame, Game, Line, Player, Status};
 use serde::Serialize;
 
 use crate::board::{Layout, layout};
+use crate::course::{Sown, course};
 use crate::engine::Strength;
 use crate::games::Session;
-use crate::sowing::{Sown, steps};
 
 #[derive(Clone, Debug, Serialize)]
 pub struct GameView {
@@ -45,7 +45,8 @@ pub struct LastMove {
     pub side: &'static str,
     /// Seeds the move put in a store or captured, South then North.
     pub gained: [i32; 2],
-    /// The sowing step by step, when it could be retraced.
+    /// The sowing step by step, from the rules engine's trace (`None` past
+    /// [`crate::course::MAX_FRAMES`] steps).
     pub course: Option<Sown>,
 }
 
@@ -111,7 +112,7 @@ fn last_move(line: &Line<AnyGame>) -> Option<LastMove> {
         pit,
         side: side.name(),
         gained: [i32::from(a.south) - i32::from(b.south), i32::from(a.north) - i32::from(b.north)],
-        course: steps(game, before, after, side, pit),
+        course: course(game, before, action, after),
     })
 }
 

@@ -361,3 +361,92 @@ async fn runs_curves_and_checkpoints() {
     // Without --checkpoints there are no runs.
     refused(&server(), "GET", "/api/runs", None, StatusCode::NOT_FOUND).await;
 }
+
+/// A game no preset covers: two ranks of five houses, three seeds, stores, sown clockwise,
+/// counts of 2 or 4 captured from the opponent on the last seed, at most 200 plies.
+const CLOCKWISE: &str = r#"format = 1
+name = "clockwise-five"
+[board]
+houses = 5
+seeds = 3
+stores = true
+[sowing]
+direction = "clockwise"
+[capture]
+counts = [2, 4]
+[end]
+max_plies = 200
+"#;
+
+#[tokio::test]
+async fn a_described_game_plays_to_the_end_with_every_move_traced() {
+    let app = server();
+    let mut view =
+        new_game(&app, json!({"description": CLOCKWISE, "engine_side": "none", "strength": {"simulations": 4}})).await;
+    let id = view["id"].as_str().unwrap().to_string();
+    assert!(view["rules"].as_str().unwrap().starts_with("sowing {"), "{}", view["rules"]);
+    let layout = &view["layout"];
+    assert_eq!((layout["rows"].as_u64(), layout["cols"].as_u64()), (Some(2), Some(5)));
+    assert_eq!((layout["scores"].as_str(), layout["south_end"].as_str()), (Some("store"), Some("left")));
+    let mut plies = 0;
+    while view["status"] == "ongoing" {
+        view = if plies % 2 == 0 {
+            let house = view["legal"][0].as_str().unwrap().to_string();
+            ok(&app, "POST", &format!("/api/games/{id}/move"), Some(json!({"house": house}))).await
+        } else {
+            ok(&app, "POST", &format!("/api/games/{id}/engine-move"), None).await["game"].clone()
+        };
+        assert_matches_rules(&view);
+        // The course ends on the board shown, with the seeds in the scores.
+        let frames = view["last"]["course"]["frames"].as_array().unwrap();
+        assert_eq!(frames.last().unwrap()["pits"], view["pits"]);
+        assert_eq!(frames.last().unwrap()["scores"], view["scores"]);
+        assert_eq!(frames[1]["active"], view["last"]["pit"], "the first step lifts the house sown");
+        plies += 1;
+        assert!(plies <= 200, "no end after the ply cap");
+    }
+    assert!(view["result"].is_string());
+    // The same game from its one-line rules string, and from a description file.
+    let rules = view["rules"].as_str().unwrap().to_string();
+    assert_eq!(new_game(&app, json!({"rules": rules})).await["rules"], view["rules"]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("clockwise-five.toml");
+    std::fs::write(&file, CLOCKWISE).unwrap();
+    assert_eq!(new_game(&app, json!({"rules": file.display().to_string()})).await["rules"], view["rules"]);
+}
+
+#[tokio::test]
+async fn bad_descriptions_are_refused_naming_the_key() {
+    let app = server();
+    let unknown_key = CLOCKWISE.replace("seeds = 3", "seed = 3");
+    let no_houses = CLOCKWISE.replace("houses = 5", "houses = 0");
+    let endless = CLOCKWISE.replace("max_plies = 200", "max_plies = 0").replace("counts = [2, 4]", "");
+    let cases: Vec<(Value, &str)> = vec![
+        (json!({"description": unknown_key}), "seed"),
+        (json!({"description": no_houses}), "houses"),
+        (json!({"description": endless}), "max_plies"),
+        (json!({"description": "not toml at all ["}), "description"),
+        (json!({"description": CLOCKWISE, "rules": "oware"}), "not both"),
+        (json!({"rules": "sowing {\"format\": 1"}), "sowing"),
+        (json!({"rules": "sowing {\"format\": 1, \"name\": \"x\", \"board\": {\"houses\": 40}}"}), "64"),
+        (json!({"rules": "/no/such/dir/game.toml"}), "/no/such/dir/game.toml"),
+    ];
+    for (body, expected) in cases {
+        let text = body.to_string();
+        let message = refused(&app, "POST", "/api/games", Some(text.as_str()), StatusCode::BAD_REQUEST).await;
+        assert!(message.contains(expected), "{text}: {message}");
+    }
+}
+
+#[tokio::test]
+async fn info_lists_the_catalogue_of_described_games() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("clockwise-five.toml"), CLOCKWISE).unwrap();
+    let app = router(common::app(ServerConfig { catalogue: Some(dir.path().to_path_buf()), ..common::config() }));
+    let info = ok(&app, "GET", "/api/info", None).await;
+    let games = info["catalogue"]["games"].as_array().unwrap();
+    assert_eq!(games.len(), 1);
+    assert_eq!(games[0]["name"], "clockwise-five");
+    let view = new_game(&app, json!({"rules": games[0]["rules"]})).await;
+    assert_eq!(view["rules"], games[0]["game"]);
+}

@@ -1,13 +1,16 @@
 //! A real browser: headless Chromium driven over WebDriver plays whole games by clicking
-//! houses (Oware, Kalah, Owela) and checks the board drawn after every move against the rules
-//! crate; also an illegal click, undo, a pasted position, the sowing shown step by step, and
-//! the analysis panel.
+//! houses (Oware, Kalah, Owela, and described games no preset covers: one written in the
+//! page's description box, one sown in the mover's choice of direction) and checks the board
+//! drawn after every move against the rules crate; also a four-rank described board, an
+//! illegal click, undo, a pasted position, the sowing shown step by step, and the analysis
+//! panel.
 //!
 //! Needs `chromedriver` (`$CHROMEDRIVER`, else /usr/bin/chromedriver) and Chromium
 //! (`$CHROME`, else /usr/bin/chromium; Debian's `chromium` and `chromium-driver`, see
 //! scripts/ci-browser.sh). Without chromedriver the test prints "skipped: no chromedriver"
 //! and passes, unless MZ_REQUIRE_BROWSER=1. With MZ_SCREENSHOT=FILE it saves a screenshot of
-//! the page in the middle of an Oware game there (docs/serve.png is made this way).
+//! the page in the middle of an Oware game there (docs/serve.png is made this way); with
+//! MZ_SCREENSHOTS=DIR it saves described.png, four-rank.png and either.png there.
 
 mod common;
 
@@ -123,7 +126,8 @@ async fn drawn(client: &Client) -> Value {
         return {
           pits,
           scores: [score('south'), score('north')],
-          legal: houses.filter((g) => g.classList.contains('legal')).map((g) => g.dataset.label),
+          legal: houses.flatMap((g) => g.dataset.moves ? g.dataset.moves.split(' ') : []),
+          ranks: +document.getElementById('board').dataset.ranks,
           record: document.getElementById('record').value,
           message: document.getElementById('message').hidden ? '' : document.getElementById('message').textContent,
           result: document.getElementById('result').hidden ? '' : document.getElementById('result').textContent,
@@ -154,8 +158,12 @@ fn check_against_rules(page: &Value, human_to_move: bool) -> Line<mancala_rules:
     assert_eq!(field("result"), line.status().to_string());
     assert_eq!(page["result"] != "", line.status().is_over(), "result shown: {}", page["result"]);
     if human_to_move {
-        let legal: Vec<String> = line.legal_moves().iter().map(|a| game.move_label(line.side_to_move(), a)).collect();
-        assert_eq!(page["legal"], json!(legal), "clickable houses");
+        let mut legal: Vec<String> =
+            line.legal_moves().iter().map(|a| game.move_label(line.side_to_move(), a)).collect();
+        let mut shown: Vec<String> = serde_json::from_value(page["legal"].clone()).unwrap();
+        legal.sort();
+        shown.sort();
+        assert_eq!(shown, legal, "clickable houses");
     } else {
         assert_eq!(page["legal"], json!([]), "no house is clickable on the engine's turn");
     }
@@ -183,6 +191,18 @@ async fn click_house(client: &Client, label: &str) {
     click(client, &format!("#board g.house[data-label='{label}'] circle.pit")).await;
 }
 
+/// Plays the move `label`: a click on its house, or on its direction mark where the house
+/// may be sown both ways.
+async fn click_move(client: &Client, label: &str) {
+    let mark = format!("#board g.direction[data-move='{label}'] circle");
+    let has_mark = js(client, &format!("return document.querySelector({}) !== null;", json!(mark))).await;
+    if has_mark == true {
+        click(client, &mark).await;
+    } else {
+        click(client, &format!("#board g.house[data-moves='{label}'] circle.pit")).await;
+    }
+}
+
 /// Sets a form field the way a person would leave it, firing `change`.
 async fn set_field(client: &Client, id: &str, value: &str) {
     let script = format!(
@@ -202,6 +222,11 @@ async fn new_game(client: &Client, rules: &str) {
 /// (a fixed pseudo-random pick), checking the board after every move.
 async fn play_whole_game(client: &Client, rules: &str, seed: u64) -> usize {
     new_game(client, rules).await;
+    play_on(client, rules, seed).await
+}
+
+/// Plays the game on the page to its end as in [`play_whole_game`].
+async fn play_on(client: &Client, rules: &str, seed: u64) -> usize {
     let mut pick = seed;
     let mut clicks = 0;
     loop {
@@ -213,7 +238,7 @@ async fn play_whole_game(client: &Client, rules: &str, seed: u64) -> usize {
         let legal = page["legal"].as_array().unwrap();
         pick = pick.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
         let label = legal[(pick >> 33) as usize % legal.len()].as_str().unwrap().to_string();
-        click_house(client, &label).await;
+        click_move(client, &label).await;
         clicks += 1;
         assert!(clicks < 600, "{rules}: no result after {clicks} moves");
         assert_eq!(drawn(client).await["message"], "", "{rules}: a legal click was refused");
@@ -305,6 +330,8 @@ async fn session(client: Client, addr: SocketAddr) {
         assert!(clicks > 0, "{rules}");
     }
 
+    described_games(client).await;
+
     // A run's curves are drawn, and a checkpoint plays.
     let charts = js(client, "return document.querySelectorAll('#loss-chart polyline').length;").await;
     assert_eq!(charts, 2, "loss/policy and loss/value");
@@ -325,4 +352,91 @@ async fn play_whole_game_from_here(client: &Client) {
         click_house(client, &house).await;
     }
     panic!("no result after 600 moves");
+}
+
+/// A game no preset covers, written in the page's description box: two ranks of five
+/// houses, three seeds, stores, sown clockwise, counts of 2 or 4 captured from the opponent
+/// on the last seed, at most 200 plies.
+const CLOCKWISE: &str = r#"format = 1
+name = "clockwise-five"
+[board]
+houses = 5
+seeds = 3
+stores = true
+[sowing]
+direction = "clockwise"
+[capture]
+counts = [2, 4]
+[end]
+max_plies = 200
+"#;
+
+/// Described games through the page: a whole game of one written in the description box
+/// (its sowing shown step by step for the first moves), a four-rank board, and a game where
+/// the mover chooses the direction, played by its direction marks.
+async fn described_games(client: &Client) {
+    js(client, "document.getElementById('describe').open = true; return null;").await;
+    set_field(client, "description", CLOCKWISE).await;
+    click(client, "#new-described").await;
+    let page = drawn(client).await;
+    assert_eq!(page["message"], "", "the description was refused");
+    assert!(page["rules"].as_str().unwrap().starts_with("sowing {"), "{}", page["rules"]);
+    assert_eq!(page["pits"].as_array().unwrap().len(), 10);
+    // South's store follows South's first house when sowing clockwise: the left end.
+    let ends = js(client, "return Array.from(document.querySelectorAll('#board [data-score] rect')).map((r) => [r.closest('[data-score]').dataset.score, +r.getAttribute('x')]);").await;
+    let ends = ends.as_array().unwrap();
+    let x = |side: &str| ends.iter().find(|e| e[0] == side).unwrap()[1].as_f64().unwrap();
+    assert!(x("south") < x("north"), "{ends:?}");
+    js(client, "document.getElementById('animate').checked = true; return null;").await;
+    for _ in 0..3 {
+        let label = drawn(client).await["legal"][0].as_str().unwrap().to_string();
+        click_move(client, &label).await;
+        check_against_rules(&drawn(client).await, true);
+    }
+    js(client, "document.getElementById('animate').checked = false; return null;").await;
+    if let Some(dir) = std::env::var_os("MZ_SCREENSHOTS") {
+        std::fs::write(PathBuf::from(&dir).join("described.png"), client.screenshot().await.unwrap()).unwrap();
+    }
+    let clicks = play_on(client, "clockwise-five", 5).await;
+    assert!(clicks > 0);
+
+    // Four ranks of five houses: relay sowing around each player's own territory.
+    let four = r#"sowing {"format":1,"name":"small-four","board":{"ranks":4,"houses":5,"seeds":2},"move":{"min_seeds":2},"sowing":{"relay":true},"end":{"max_plies":300}}"#;
+    new_game(client, four).await;
+    let page = drawn(client).await;
+    assert_eq!(page["message"], "", "{four}");
+    assert_eq!((page["ranks"].as_u64(), page["pits"].as_array().unwrap().len()), (Some(4), 20));
+    for _ in 0..2 {
+        let label = drawn(client).await["legal"][0].as_str().unwrap().to_string();
+        click_move(client, &label).await;
+        check_against_rules(&drawn(client).await, true);
+    }
+    if let Some(dir) = std::env::var_os("MZ_SCREENSHOTS") {
+        std::fs::write(PathBuf::from(&dir).join("four-rank.png"), client.screenshot().await.unwrap()).unwrap();
+    }
+
+    // The mover chooses the direction: each legal house carries a mark a direction.
+    let either = r#"sowing {"format":1,"name":"both-ways","board":{"houses":7,"seeds":2},"sowing":{"direction":"either","origin":"skip"},"capture":{"counts":[3],"on":"run"},"end":{"max_plies":150}}"#;
+    new_game(client, either).await;
+    let marks = js(client, "return document.querySelectorAll('#board g.direction').length;").await;
+    assert_eq!(marks, 14, "two marks on each of South's seven houses");
+    for label in ["C-", "A+"] {
+        click_move(client, label).await;
+        let page = drawn(client).await;
+        assert_eq!(page["message"], "", "{label}");
+        let moves =
+            page["record"].as_str().unwrap().lines().find_map(|l| l.strip_prefix("moves ")).unwrap().to_string();
+        assert!(moves.contains(label), "{label} was played: {moves}");
+        check_against_rules(&page, true);
+    }
+    if let Some(dir) = std::env::var_os("MZ_SCREENSHOTS") {
+        std::fs::write(PathBuf::from(&dir).join("either.png"), client.screenshot().await.unwrap()).unwrap();
+    }
+    play_on(client, "both-ways", 7).await;
+
+    // Bad rules are a message on the page, and the game in play stays.
+    new_game(client, "sowing {\"format\": 1}").await;
+    let page = drawn(client).await;
+    assert!(page["message"].as_str().unwrap().contains("sowing"), "{}", page["message"]);
+    assert_eq!(page["pits"].as_array().unwrap().len(), 14);
 }
