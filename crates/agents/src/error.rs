@@ -45,10 +45,11 @@ pub enum FileError {
     ModelForOtherGame { path: PathBuf, found: String, expected: String },
     #[error("{path} is an endgame database for '{found}', not for '{expected}'")]
     DatabaseForOtherGame { path: PathBuf, found: String, expected: String },
+    /// Boxed: the readers' errors are large beside the others.
     #[error("model {path}: {source}")]
-    Model { path: PathBuf, source: NnError },
+    Model { path: PathBuf, source: Box<NnError> },
     #[error("endgame database {path}: {source}")]
-    Database { path: PathBuf, source: TablebaseError },
+    Database { path: PathBuf, source: Box<TablebaseError> },
 }
 
 /// Settings or a guide a player cannot be built from.

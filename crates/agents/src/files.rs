@@ -57,7 +57,7 @@ pub fn cached_model<G: Game>(game: &G, path: &Path) -> Result<(ModelMeta, Net), 
     exists(path)?;
     let loaded = load_model(path, Some(&rules), None, &Device::flex()).map_err(|source| match source {
         NnError::WrongGame { found, .. } => other_game(&found),
-        source => FileError::Model { path: path.to_path_buf(), source },
+        source => FileError::Model { path: path.to_path_buf(), source: Box::new(source) },
     })?;
     cache.insert(path.to_path_buf(), loaded.clone());
     Ok(loaded)
@@ -72,7 +72,7 @@ pub fn cached_model<G: Game>(game: &G, path: &Path) -> Result<(ModelMeta, Net), 
 pub fn model_evaluator<G: Game>(game: &G, path: &Path) -> Result<NeuralEvaluator<G>, FileError> {
     let (meta, net) = cached_model(game, path)?;
     let layout = layout_for(game, meta.encoding_version)
-        .map_err(|e| FileError::Model { path: path.to_path_buf(), source: e.into() })?;
+        .map_err(|e| FileError::Model { path: path.to_path_buf(), source: Box::new(e.into()) })?;
     Ok(NeuralEvaluator::with_layout(game, layout, net, Device::flex()))
 }
 
@@ -87,9 +87,11 @@ pub fn cached_tablebase<G: Game>(game: &G, path: &Path) -> Result<Arc<Tablebase>
             Some(t) => t.clone(),
             None => {
                 exists(path)?;
-                let t = Arc::new(
-                    Tablebase::read(path).map_err(|source| FileError::Database { path: path.to_path_buf(), source })?,
-                );
+                let t =
+                    Arc::new(Tablebase::read(path).map_err(|source| FileError::Database {
+                        path: path.to_path_buf(),
+                        source: Box::new(source),
+                    })?);
                 cache.insert(path.to_path_buf(), t.clone());
                 t
             }
@@ -99,7 +101,7 @@ pub fn cached_tablebase<G: Game>(game: &G, path: &Path) -> Result<Arc<Tablebase>
         TablebaseError::WrongGame { database, game } => {
             FileError::DatabaseForOtherGame { path: path.to_path_buf(), found: database, expected: game }
         }
-        source => FileError::Database { path: path.to_path_buf(), source },
+        source => FileError::Database { path: path.to_path_buf(), source: Box::new(source) },
     })?;
     Ok(tablebase)
 }

@@ -101,7 +101,7 @@ impl AgentSpec {
                 let outside = Box::new(AlphaBetaAgent::new(game.clone(), *fallback, "alphabeta".into()));
                 Box::new(
                     PerfectAgent::new(game.clone(), tb, outside, seed)
-                        .map_err(|source| file(FileError::Database { path: db.clone(), source }))?,
+                        .map_err(|source| file(FileError::Database { path: db.clone(), source: Box::new(source) }))?,
                 )
             }
         })

@@ -313,7 +313,7 @@ fn files_that_cannot_be_used_are_refused_by_name() {
     unusable(
         &kalah.game,
         &format!("net:{d}"),
-        |e| matches!(e, FileError::Model { source: NnError::File(c), .. } if c.to_string().ends_with("it is a tablebase")),
+        |e| matches!(e, FileError::Model { source, .. } if matches!(&**source, NnError::File(c) if c.to_string().ends_with("it is a tablebase"))),
     );
     unusable(&kalah.game, &format!("perfect:db={}", kalah.model.display()), |e| {
         matches!(e, FileError::Database { .. })
