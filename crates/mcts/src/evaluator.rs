@@ -4,7 +4,10 @@
 //! the game's action space (zero on illegal actions, summing to one) and a value in [-1, 1]
 //! for the player to move. Whether a network, a rollout or a cache answers is hidden here.
 
-use mancala_rules::{Action, Game, MAX_ACTIONS};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use mancala_rules::{Action, Game};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
@@ -92,37 +95,178 @@ impl<G: Game> Evaluator<G> for UniformEvaluator {
     }
 }
 
-#[derive(Clone, Copy)]
-struct CacheEntry {
-    hash: u64,
-    value: f32,
-    policy: [f32; MAX_ACTIONS],
+/// Slots of one lock of an [`EvalCache`]: each slot a key, a value and `a` priors, in three
+/// flat arrays so a slot costs `12 + 4a` bytes (60 for 12 houses) rather than room for the
+/// largest action space.
+#[derive(Default)]
+struct Shard {
+    /// The action space the arrays were made for (0 until first used).
+    actions: usize,
+    hashes: Vec<u64>,
+    /// NaN marks an empty slot (an evaluator's value is never NaN; if one were, it would
+    /// just not be kept).
+    values: Vec<f32>,
+    policies: Vec<f32>,
 }
 
-/// A direct-mapped evaluation cache keyed by position hash, in front of another evaluator.
-/// Fixed size, no allocation after creation; a newer entry replaces an older one in its slot.
+impl Shard {
+    /// Makes the arrays for `actions` (again, emptied, if they were made for another game).
+    fn ready(&mut self, slots: usize, actions: usize) {
+        if self.actions != actions {
+            *self = Shard {
+                actions,
+                hashes: vec![0; slots],
+                values: vec![f32::NAN; slots],
+                policies: vec![0.0; slots * actions],
+            };
+        }
+    }
+}
+
+/// Lookups and hits of an [`EvalCache`] so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    pub lookups: u64,
+    pub hits: u64,
+}
+
+impl CacheStats {
+    /// Hits over lookups (0 before the first lookup).
+    pub fn hit_rate(&self) -> f64 {
+        if self.lookups == 0 { 0.0 } else { self.hits as f64 / self.lookups as f64 }
+    }
+}
+
+/// Network answers kept by position hash (KataGo's NN cache): direct-mapped, a newer answer
+/// replaces an older one in its slot, so its memory is fixed ([`EvalCache::bytes`]) however
+/// long it is used. It is `Sync`: behind an `Arc`, one cache serves all the threads of a
+/// worker ([`CachedEvaluator::sharing`], `ServiceClient::cached_in`), so a position one
+/// thread's games evaluated is a hit for another's. The slots are split between locks by
+/// their index, so threads rarely wait on each other.
+pub struct EvalCache {
+    shards: Box<[Mutex<Shard>]>,
+    /// `slots - 1`; slot `h & mask` lives in shard `(h & mask) % shards` at `(h & mask) / shards`.
+    mask: u64,
+    hits: AtomicU64,
+    lookups: AtomicU64,
+}
+
+/// Most locks a cache is split between.
+const SHARDS: usize = 64;
+
+impl EvalCache {
+    /// A cache of `2^log2_slots` answers; the memory is taken at first use, when the action
+    /// space is known.
+    ///
+    /// # Panics
+    /// If `log2_slots` is above 40 (a typo, not a cache).
+    pub fn new(log2_slots: u32) -> Self {
+        assert!(log2_slots <= 40, "an evaluation cache of 2^{log2_slots} slots");
+        let slots = 1usize << log2_slots;
+        let shards = slots.min(SHARDS);
+        EvalCache {
+            shards: (0..shards).map(|_| Mutex::new(Shard::default())).collect(),
+            mask: (slots - 1) as u64,
+            hits: AtomicU64::new(0),
+            lookups: AtomicU64::new(0),
+        }
+    }
+
+    /// Its number of slots.
+    pub fn slots(&self) -> usize {
+        self.mask as usize + 1
+    }
+
+    /// The memory it takes for an action space of `actions`, in bytes.
+    pub fn bytes(&self, actions: usize) -> usize {
+        self.slots() * (std::mem::size_of::<u64>() + std::mem::size_of::<f32>() * (1 + actions))
+    }
+
+    /// Lookups and hits so far, over every evaluator that shares it.
+    pub fn stats(&self) -> CacheStats {
+        CacheStats { lookups: self.lookups.load(Ordering::Relaxed), hits: self.hits.load(Ordering::Relaxed) }
+    }
+
+    /// Adds a batch's lookups and hits to [`EvalCache::stats`] (once a batch, so threads do
+    /// not fight over the counters once a position).
+    pub fn count(&self, lookups: u64, hits: u64) {
+        self.lookups.fetch_add(lookups, Ordering::Relaxed);
+        self.hits.fetch_add(hits, Ordering::Relaxed);
+    }
+
+    fn shard(&self, hash: u64) -> (std::sync::MutexGuard<'_, Shard>, usize) {
+        let slot = (hash & self.mask) as usize;
+        let n = self.shards.len();
+        // A thread that panicked while holding the lock left whole slots behind (each write
+        // is of plain numbers), so the cache stays usable.
+        let guard = self.shards[slot % n].lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        (guard, slot / n)
+    }
+
+    /// Writes the answer kept for `hash` into `policy` (`a` priors) and returns its value,
+    /// or `None` if it is not kept. Does not count (see [`EvalCache::count`]).
+    pub fn get(&self, hash: u64, policy: &mut [f32]) -> Option<f32> {
+        let a = policy.len();
+        let slots = self.slots() / self.shards.len();
+        let (mut shard, i) = self.shard(hash);
+        shard.ready(slots, a);
+        let value = shard.values[i];
+        if value.is_nan() || shard.hashes[i] != hash {
+            return None;
+        }
+        policy.copy_from_slice(&shard.policies[i * a..(i + 1) * a]);
+        Some(value)
+    }
+
+    /// Keeps `policy` and `value` as the answer for `hash`, in place of its slot's last one.
+    pub fn put(&self, hash: u64, policy: &[f32], value: f32) {
+        let a = policy.len();
+        let slots = self.slots() / self.shards.len();
+        let (mut shard, i) = self.shard(hash);
+        shard.ready(slots, a);
+        shard.hashes[i] = hash;
+        shard.values[i] = value;
+        shard.policies[i * a..(i + 1) * a].copy_from_slice(policy);
+    }
+
+    /// Forgets every answer (for example after the network changed); the counts stay.
+    pub fn clear(&self) {
+        for shard in self.shards.iter() {
+            let mut shard = shard.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            shard.values.iter_mut().for_each(|v| *v = f32::NAN);
+        }
+    }
+}
+
+/// An evaluation cache ([`EvalCache`]) in front of another evaluator: its own, or one shared
+/// with the other threads of a worker.
 pub struct CachedEvaluator<G: Game, E> {
     inner: E,
+    cache: Arc<EvalCache>,
     batch: Vec<G::Position>,
-    slots: Vec<Option<CacheEntry>>,
-    mask: u64,
-    misses: Vec<usize>,
+    /// The index and hash of each position of a batch that missed.
+    misses: Vec<(usize, u64)>,
     miss_policies: Vec<f32>,
     miss_values: Vec<f32>,
-    /// Lookups answered from the cache, and all lookups.
+    /// Lookups answered from the cache, and all lookups, by this evaluator (the cache's
+    /// [`EvalCache::stats`] count those of every evaluator sharing it).
     pub hits: u64,
     pub lookups: u64,
 }
 
 impl<G: Game, E> CachedEvaluator<G, E> {
-    /// A cache of `2^log2_slots` entries in front of `inner`.
+    /// A cache of its own, of `2^log2_slots` entries, in front of `inner`.
     pub fn new(inner: E, log2_slots: u32) -> Self {
-        let n = 1usize << log2_slots;
+        Self::sharing(inner, Arc::new(EvalCache::new(log2_slots)))
+    }
+
+    /// `cache` in front of `inner`; other evaluators may use the same cache (they must answer
+    /// the same way: the same network and settings).
+    pub fn sharing(inner: E, cache: Arc<EvalCache>) -> Self {
         CachedEvaluator {
             inner,
+            cache,
             batch: Vec::new(),
-            slots: vec![None; n],
-            mask: (n - 1) as u64,
             misses: Vec::new(),
             miss_policies: Vec::new(),
             miss_values: Vec::new(),
@@ -139,9 +283,14 @@ impl<G: Game, E> CachedEvaluator<G, E> {
         &mut self.inner
     }
 
+    /// The cache, to share or to read its statistics.
+    pub fn cache(&self) -> &Arc<EvalCache> {
+        &self.cache
+    }
+
     /// Forgets every entry (for example after the network changed).
     pub fn clear(&mut self) {
-        self.slots.iter_mut().for_each(|s| *s = None);
+        self.cache.clear();
     }
 }
 
@@ -152,20 +301,19 @@ impl<G: Game, E: Evaluator<G>> Evaluator<G> for CachedEvaluator<G, E> {
         let mut batch = std::mem::take(&mut self.batch);
         batch.clear();
         for (i, pos) in positions.iter().enumerate() {
-            self.lookups += 1;
             let h = game.hash(pos);
-            match &self.slots[(h & self.mask) as usize] {
-                Some(e) if e.hash == h => {
-                    self.hits += 1;
-                    policies[i * a..(i + 1) * a].copy_from_slice(&e.policy[..a]);
-                    values[i] = e.value;
-                }
-                _ => {
-                    self.misses.push(i);
+            match self.cache.get(h, &mut policies[i * a..(i + 1) * a]) {
+                Some(v) => values[i] = v,
+                None => {
+                    self.misses.push((i, h));
                     batch.push(*pos);
                 }
             }
         }
+        let (lookups, hits) = (positions.len() as u64, (positions.len() - batch.len()) as u64);
+        self.lookups += lookups;
+        self.hits += hits;
+        self.cache.count(lookups, hits);
         if batch.is_empty() {
             self.batch = batch;
             return;
@@ -173,14 +321,11 @@ impl<G: Game, E: Evaluator<G>> Evaluator<G> for CachedEvaluator<G, E> {
         self.miss_policies.resize(batch.len() * a, 0.0);
         self.miss_values.resize(batch.len(), 0.0);
         self.inner.evaluate(game, &batch, &mut self.miss_policies, &mut self.miss_values);
-        for (j, &i) in self.misses.iter().enumerate() {
+        for (j, &(i, h)) in self.misses.iter().enumerate() {
             let p = &self.miss_policies[j * a..(j + 1) * a];
             policies[i * a..(i + 1) * a].copy_from_slice(p);
             values[i] = self.miss_values[j];
-            let h = game.hash(&positions[i]);
-            let mut entry = CacheEntry { hash: h, value: values[i], policy: [0.0; MAX_ACTIONS] };
-            entry.policy[..a].copy_from_slice(p);
-            self.slots[(h & self.mask) as usize] = Some(entry);
+            self.cache.put(h, p, values[i]);
         }
         self.batch = batch;
     }

@@ -26,10 +26,11 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use mancala_rules::{Game, MAX_ACTIONS};
+use mancala_rules::Game;
 use thiserror::Error;
 
 use crate::Evaluator;
+use crate::evaluator::EvalCache;
 
 /// What can go wrong with the service.
 #[derive(Debug, Error)]
@@ -370,27 +371,15 @@ impl<G: Game, E: Evaluator<G>> SubmitEvaluator<G> for Blocking<E> {
     }
 }
 
-#[derive(Clone, Copy)]
-struct CacheEntry {
-    hash: u64,
-    value: f32,
-    policy: [f32; MAX_ACTIONS],
-}
-
-/// A direct-mapped evaluation cache on the client's side, as `mancala_mcts::CachedEvaluator`
-/// is for the direct path: a hit never reaches the service.
-struct Cache {
-    slots: Vec<Option<CacheEntry>>,
-    mask: u64,
-}
-
 /// A search thread's end of the service: an [`Evaluator`] and a [`SubmitEvaluator`].
 pub struct ServiceClient<G: Game> {
     tx: Sender<Msg<G::Position>>,
     shared: Arc<Shared>,
     /// Buffers of answered requests, for the next ones.
     spare: Vec<Buffers<G::Position>>,
-    cache: Option<Cache>,
+    /// An evaluation cache on the client's side, as [`crate::CachedEvaluator`] is for the
+    /// direct path: a hit never reaches the service.
+    cache: Option<Arc<EvalCache>>,
 }
 
 /// A request handed to the service whose answer is still to collect.
@@ -407,10 +396,19 @@ pub struct Ticket<P> {
 
 impl<G: Game> ServiceClient<G> {
     /// The same client behind an evaluation cache of `2^log2_slots` entries.
-    pub fn cached(mut self, log2_slots: u32) -> Self {
-        let n = 1usize << log2_slots;
-        self.cache = Some(Cache { slots: vec![None; n], mask: (n - 1) as u64 });
+    pub fn cached(self, log2_slots: u32) -> Self {
+        self.cached_in(Arc::new(EvalCache::new(log2_slots)))
+    }
+
+    /// The same client behind `cache`, which other clients of the service may share.
+    pub fn cached_in(mut self, cache: Arc<EvalCache>) -> Self {
+        self.cache = Some(cache);
         self
+    }
+
+    /// Its evaluation cache, if it has one.
+    pub fn cache(&self) -> Option<&Arc<EvalCache>> {
+        self.cache.as_ref()
     }
 
     /// Queues `positions` (those not in the cache) for the service.
@@ -435,17 +433,16 @@ impl<G: Game> ServiceClient<G> {
                 ticket.values.resize(positions.len(), 0.0);
                 for (i, pos) in positions.iter().enumerate() {
                     let h = game.hash(pos);
-                    match &cache.slots[(h & cache.mask) as usize] {
-                        Some(e) if e.hash == h => {
-                            ticket.policies[i * a..(i + 1) * a].copy_from_slice(&e.policy[..a]);
-                            ticket.values[i] = e.value;
-                        }
-                        _ => {
+                    match cache.get(h, &mut ticket.policies[i * a..(i + 1) * a]) {
+                        Some(v) => ticket.values[i] = v,
+                        None => {
                             ticket.misses.push((i, h));
                             buffers.positions.push(*pos);
                         }
                     }
                 }
+                let misses = ticket.misses.len();
+                cache.count(positions.len() as u64, (positions.len() - misses) as u64);
             }
         }
         if buffers.positions.is_empty() {
@@ -486,7 +483,7 @@ impl<G: Game> ServiceClient<G> {
                 answer.recv().map_err(|_| ServiceError::Stopped)?
             }
         };
-        match &mut self.cache {
+        match &self.cache {
             None => {
                 policies[..n * a].copy_from_slice(&buffers.policies);
                 values[..n].copy_from_slice(&buffers.values);
@@ -497,9 +494,7 @@ impl<G: Game> ServiceClient<G> {
                     let p = &buffers.policies[j * a..(j + 1) * a];
                     all_p[i * a..(i + 1) * a].copy_from_slice(p);
                     all_v[i] = buffers.values[j];
-                    let mut entry = CacheEntry { hash: h, value: all_v[i], policy: [0.0; MAX_ACTIONS] };
-                    entry.policy[..a].copy_from_slice(p);
-                    cache.slots[(h & cache.mask) as usize] = Some(entry);
+                    cache.put(h, p, all_v[i]);
                 }
                 policies[..n * a].copy_from_slice(&all_p);
                 values[..n].copy_from_slice(&all_v);

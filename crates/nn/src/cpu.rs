@@ -18,7 +18,9 @@
 use burn::nn::Linear;
 use pulp::{Arch, Simd, WithSimd};
 
+use crate::int8::{self, Int8Path, QDense, Scratch};
 use crate::model::{Net, ResMlp};
+use crate::precision::Precision;
 
 /// Every layer's output columns are padded to a multiple of this: the widest vector (16
 /// `f32` with AVX-512), so the kernel never has a partial vector. Padding columns carry zero
@@ -315,9 +317,29 @@ pub struct CpuMlp {
     heads: Dense,
     /// Real outputs of `heads` (before padding).
     outputs: usize,
+    /// The residual blocks quantized, when they run in int8 (see [`crate::int8`]).
+    int8: Option<Int8Body>,
     x: Vec<f32>,
     h: Vec<f32>,
     out: Vec<f32>,
+}
+
+/// The residual blocks in int8, and the path their products take.
+struct Int8Body {
+    path: Int8Path,
+    blocks: Vec<(QDense, QDense)>,
+    scratch: Scratch,
+}
+
+impl Int8Body {
+    fn new(blocks: &[(Dense, Dense)]) -> Self {
+        let q = |d: &Dense| QDense::new(&d.weight, &d.bias, d.d_in, d.cols);
+        Int8Body {
+            path: Int8Path::best(),
+            blocks: blocks.iter().map(|(l1, l2)| (q(l1), q(l2))).collect(),
+            scratch: Scratch::default(),
+        }
+    }
 }
 
 impl CpuMlp {
@@ -338,6 +360,7 @@ impl CpuMlp {
             blocks: blocks.iter().map(|(l1, l2)| (Dense::from_linear(l1), Dense::from_linear(l2))).collect(),
             heads: Dense::from_linear(heads),
             outputs: heads.weight.dims()[1],
+            int8: None,
             x: Vec::new(),
             h: Vec::new(),
             out: Vec::new(),
@@ -366,11 +389,44 @@ impl CpuMlp {
         }
     }
 
-    /// Whether this kernel should run a batch of `rows`: always with SIMD registers; without
-    /// them only for 1 or 2 rows, as burn's matrix products are faster from 3 rows on
-    /// (docs/experiments.md, "The CPU kernel's tile shapes").
+    /// Runs the residual blocks in `precision` (`Auto` as [`Precision::resolve`] says): in
+    /// int8 the weights are quantized here, once, from the FP32 ones.
+    pub fn use_precision(&mut self, precision: Precision) {
+        match precision.resolve() {
+            Precision::Int8 if self.int8.is_none() => self.int8 = Some(Int8Body::new(&self.blocks)),
+            Precision::Int8 => {}
+            _ => self.int8 = None,
+        }
+    }
+
+    /// `Fp32` or `Int8`: the precision the residual blocks run in.
+    pub fn precision(&self) -> Precision {
+        if self.int8.is_some() { Precision::Int8 } else { Precision::Fp32 }
+    }
+
+    /// The path of the int8 products, when the blocks run in int8.
+    pub fn int8_path(&self) -> Option<Int8Path> {
+        self.int8.as_ref().map(|b| b.path)
+    }
+
+    /// Runs the int8 products on `path` (tests compare every path the CPU has); `false`, and
+    /// no change, when the blocks are not in int8 or the CPU lacks the path.
+    pub fn use_int8_path(&mut self, path: Int8Path) -> bool {
+        match &mut self.int8 {
+            Some(body) if Int8Path::available().contains(&path) => {
+                body.path = path;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether this kernel should run a batch of `rows`: always with SIMD registers or in
+    /// int8 (the blocks do not use `arch` then); otherwise only for 1 or 2 rows, as burn's
+    /// matrix products are faster from 3 rows on (docs/experiments.md, "The CPU kernel's tile
+    /// shapes").
     pub fn takes(&self, rows: usize) -> bool {
-        !matches!(self.arch, Arch::Scalar) || rows <= 2
+        !matches!(self.arch, Arch::Scalar) || self.int8.is_some() || rows <= 2
     }
 
     /// Outputs per position: the policy logits, the win, draw and loss logits, then the
@@ -387,7 +443,7 @@ impl CpuMlp {
     /// The network on `rows` positions whose features are `features` (`[rows][inputs]`).
     /// Position `i`'s outputs are `result[i * row_stride()..][..outputs()]`.
     pub fn forward(&mut self, features: &[f32], rows: usize) -> &[f32] {
-        let CpuMlp { arch, input, blocks, heads, x, h, out, .. } = self;
+        let CpuMlp { arch, input, blocks, heads, int8, x, h, out, .. } = self;
         let grow = |buf: &mut Vec<f32>, len: usize| {
             if buf.len() < len {
                 buf.resize(len, 0.0);
@@ -402,9 +458,19 @@ impl CpuMlp {
         // The hidden activations are `[rows][width]`, `width` being the padded layer width.
         let width = input.cols;
         apply(input, features, input.d_in, x, Finish::Relu);
-        for (l1, l2) in blocks.iter() {
-            apply(l1, x, width, h, Finish::Relu);
-            apply(l2, h, width, x, Finish::AddRelu);
+        match int8 {
+            Some(Int8Body { path, blocks, scratch }) => {
+                for (l1, l2) in blocks.iter() {
+                    int8::apply(*path, l1, x, width, h, rows, int8::Finish::Relu, scratch);
+                    int8::apply(*path, l2, h, width, x, rows, int8::Finish::AddRelu, scratch);
+                }
+            }
+            None => {
+                for (l1, l2) in blocks.iter() {
+                    apply(l1, x, width, h, Finish::Relu);
+                    apply(l2, h, width, x, Finish::AddRelu);
+                }
+            }
         }
         apply(heads, x, width, out, Finish::Plain);
         &out[..rows * heads.cols]

@@ -25,6 +25,13 @@ pub enum NnError {
     WrongArchitecture { path: PathBuf, found: String, expected: String },
     #[error("{path}: bad metadata: {reason}")]
     Metadata { path: PathBuf, reason: String },
+    /// A network paired with an input encoding of another width: it would misread every
+    /// position.
+    #[error(
+        "{rules}: the network takes {network} inputs, input encoding version {version} has {encoding}; encode a \
+         model with its own version's layout"
+    )]
+    InputsMismatch { rules: String, network: usize, version: u32, encoding: usize },
     #[error("ONNX export: {0}")]
     Export(String),
     #[error("burn: {0}")]

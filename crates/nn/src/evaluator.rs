@@ -9,7 +9,10 @@ use mancala_rules::Game;
 
 use crate::cpu::CpuMlp;
 use crate::encoding::{Layout, encode_batch, layout};
+use crate::error::NnError;
+use crate::int8::Int8Path;
 use crate::model::{Net, margin_from_head};
+use crate::precision::Precision;
 
 /// Evaluates batches of positions with a (non-autodiff) network: encodes them from the
 /// mover's side, runs one forward pass, masks illegal moves and turns WDL (and the margin,
@@ -37,32 +40,49 @@ impl<G: Game> NeuralEvaluator<G> {
     /// own version's layout with [`NeuralEvaluator::with_layout`].
     ///
     /// # Panics
-    /// As [`NeuralEvaluator::with_layout`].
+    /// As [`NeuralEvaluator::with_layout`]; [`NeuralEvaluator::try_new`] returns the error.
     pub fn new(game: &G, model: Net, device: Device) -> Self {
         Self::with_layout(game, layout(game), model, device)
+    }
+
+    /// [`NeuralEvaluator::new`], or the error of [`NeuralEvaluator::try_with_layout`].
+    ///
+    /// # Errors
+    /// As [`NeuralEvaluator::try_with_layout`].
+    pub fn try_new(game: &G, model: Net, device: Device) -> Result<Self, NnError> {
+        Self::try_with_layout(game, layout(game), model, device)
     }
 
     /// A network that reads positions encoded with `layout` (for a model file:
     /// `layout_for(game, meta.encoding_version)`).
     ///
     /// # Panics
-    /// If the network does not take `layout.inputs()` inputs: a model paired with another
-    /// encoding version's layout, which would otherwise misread every position.
+    /// With the message of [`NeuralEvaluator::try_with_layout`]'s error, for callers that
+    /// built the pair themselves; code that pairs a file's network with a layout should call
+    /// that one.
     pub fn with_layout(game: &G, layout: Layout, model: Net, device: Device) -> Self {
-        assert_eq!(
-            model.inputs(),
-            layout.inputs(),
-            "{}: the network takes {} inputs, input encoding version {} has {}; encode a model with its own \
-             version's layout",
-            game.rules_string(),
-            model.inputs(),
-            layout.version,
-            layout.inputs()
-        );
+        Self::try_with_layout(game, layout, model, device).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// A network that reads positions encoded with `layout`, checked to fit it.
+    ///
+    /// # Errors
+    /// [`NnError::InputsMismatch`], naming both widths, if the network does not take
+    /// `layout.inputs()` inputs: a model paired with another encoding version's layout, which
+    /// would otherwise misread every position.
+    pub fn try_with_layout(game: &G, layout: Layout, model: Net, device: Device) -> Result<Self, NnError> {
+        if model.inputs() != layout.inputs() {
+            return Err(NnError::InputsMismatch {
+                rules: game.rules_string(),
+                network: model.inputs(),
+                version: layout.version,
+                encoding: layout.inputs(),
+            });
+        }
         let heads = model.heads().fused();
         let cpu = if device == Device::flex() { CpuMlp::new(&model, &heads) } else { None };
         let outputs = heads.weight.dims()[1];
-        NeuralEvaluator {
+        Ok(NeuralEvaluator {
             model,
             heads,
             outputs,
@@ -72,7 +92,34 @@ impl<G: Game> NeuralEvaluator<G> {
             inputs: Vec::new(),
             cpu,
             _game: PhantomData,
+        })
+    }
+
+    /// The same evaluator running in `precision` (see [`Precision`]); the model stays FP32,
+    /// an int8 copy of its residual blocks is made here. Only the plain-Rust CPU kernel (an
+    /// MLP on the flex device) has int8: other evaluators stay FP32, as
+    /// [`NeuralEvaluator::precision`] then says.
+    pub fn with_precision(mut self, precision: Precision) -> Self {
+        if let Some(cpu) = &mut self.cpu {
+            cpu.use_precision(precision);
         }
+        self
+    }
+
+    /// `Fp32` or `Int8`: the precision this evaluator runs in.
+    pub fn precision(&self) -> Precision {
+        self.cpu.as_ref().map_or(Precision::Fp32, CpuMlp::precision)
+    }
+
+    /// The path of the int8 products (see [`Int8Path`]) when the evaluator runs in int8.
+    pub fn int8_path(&self) -> Option<Int8Path> {
+        self.cpu.as_ref().and_then(CpuMlp::int8_path)
+    }
+
+    /// Runs the int8 products on `path`; `false`, and no change, when the evaluator is not in
+    /// int8 or this CPU lacks the path.
+    pub fn use_int8_path(&mut self, path: Int8Path) -> bool {
+        self.cpu.as_mut().is_some_and(|cpu| cpu.use_int8_path(path))
     }
 
     /// The same evaluator giving [`mancala_mcts::utility`] with this margin weight as its

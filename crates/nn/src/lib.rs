@@ -10,9 +10,11 @@ pub mod error;
 pub mod evaluator;
 pub mod file;
 pub mod fsutil;
+pub mod int8;
 pub mod model;
 #[cfg(feature = "onnx")]
 pub mod onnx;
+pub mod precision;
 pub mod train;
 
 /// The input encoding moved to `mancala-encoding` and the inference service to
@@ -31,6 +33,7 @@ pub use error::NnError;
 pub use evaluator::NeuralEvaluator;
 pub use file::{ModelMeta, load_model, model_bytes, model_from_bytes, read_model_file, save_model};
 pub use model::{Architecture, Net, NetConfig, NetOutput, margin_from_head, margin_support, margin_target};
+pub use precision::{Precision, UnknownPrecision};
 pub use service::{
     Blocking, InferenceService, ServiceClient, ServiceConfig, ServiceError, ServiceStats, SubmitEvaluator,
 };

@@ -167,6 +167,10 @@ pub struct NetworkSection {
     pub margin_bins: usize,
     /// `flex` (CPU), `cuda` or `wgpu`.
     pub device: DeviceName,
+    /// Self-play's network arithmetic on the CPU: `fp32`, `int8` (residual blocks quantized
+    /// when a model is loaded; the model stays FP32), or `auto` (int8 where the CPU has AVX2
+    /// or AVX-512 VNNI). Training is always FP32.
+    pub inference_precision: mancala_nn::Precision,
 }
 
 impl Default for NetworkSection {
@@ -177,6 +181,7 @@ impl Default for NetworkSection {
             blocks: 4,
             margin_bins: 0,
             device: DeviceName::Flex,
+            inference_precision: mancala_nn::Precision::Fp32,
         }
     }
 }
@@ -757,6 +762,9 @@ fn check_network(n: &NetworkSection) -> Result<(), TrainError> {
     }
     // A GPU device named in the config but not built in is refused here, not mid-run.
     mancala_nn::inference_device(n.device.as_str()).map_err(|e| TrainError::Config(format!("network.device: {e}")))?;
+    if n.inference_precision == mancala_nn::Precision::Int8 && n.device != DeviceName::Flex {
+        return Err(bad("network.inference_precision", "int8", "fp32 or auto with a GPU device (int8 runs on flex)"));
+    }
     Ok(())
 }
 

@@ -204,6 +204,9 @@ pub struct WorkerBeat {
     pub model_generation: u64,
     /// The last shard it stored.
     pub last_shard: String,
+    /// The share of its last shard's network lookups its evaluation cache answered.
+    #[serde(default)]
+    pub cache_hit_rate: f64,
 }
 
 /// Seconds since the Unix epoch.

@@ -48,6 +48,8 @@ pub struct PlayedShard {
     pub bytes: Vec<u8>,
     pub games: usize,
     pub positions: usize,
+    /// The evaluation cache's lookups and hits (direct inference; zero through the service).
+    pub cache: mancala_mcts::evaluator::CacheStats,
 }
 
 /// How far a worker is ahead of the trainer. It keeps the newest candidate's list of shards
@@ -129,6 +131,9 @@ pub fn play_shard(
     let game = &run.game;
     // The database always answers the search's leaves; it ends games only when asked to.
     let adjudicator = endgame.filter(|_| run.config.endgame.adjudicate).map(|tb| &**tb);
+    let precision = run.config.network.inference_precision;
+    // One evaluation cache for all of the shard's threads (direct inference).
+    let cache = Arc::new(mancala_mcts::evaluator::EvalCache::new(16));
     let out = match sp.inference {
         Inference::Direct => play_games(
             game,
@@ -138,12 +143,13 @@ pub fn play_shard(
             sp.games_per_shard,
             seed,
             |_| {
-                let net = NeuralEvaluator::new(game, model.net.clone(), device.clone());
+                let net = NeuralEvaluator::new(game, model.net.clone(), device.clone()).with_precision(precision);
+                let net = net.with_margin_utility(search.margin_utility);
                 endgame::leaves(
                     game,
                     endgame,
                     search.margin_utility,
-                    net.with_margin_utility(search.margin_utility).cached(16),
+                    mancala_mcts::CachedEvaluator::sharing(net, Arc::clone(&cache)),
                 )
             },
             &|_| {},
@@ -163,7 +169,9 @@ pub fn play_shard(
                     game,
                     endgame,
                     search.margin_utility,
-                    NeuralEvaluator::new(game, model.net.clone(), device).with_margin_utility(search.margin_utility),
+                    NeuralEvaluator::new(game, model.net.clone(), device)
+                        .with_precision(precision)
+                        .with_margin_utility(search.margin_utility),
                 ),
                 16,
                 &|_| {},
@@ -186,7 +194,12 @@ pub fn play_shard(
         games: out.games.len(),
         iteration: model.generation,
     };
-    Ok(Some(PlayedShard { bytes: shard_bytes(&header, &rows), games: out.games.len(), positions: out.moves }))
+    Ok(Some(PlayedShard {
+        bytes: shard_bytes(&header, &rows),
+        games: out.games.len(),
+        positions: out.moves,
+        cache: cache.stats(),
+    }))
 }
 
 /// Stores a shard under the worker's id and sequence number, once.
@@ -284,6 +297,7 @@ pub fn run_worker(run: &Run, opts: &WorkerOptions, ctl: &Ctl) -> Result<WorkerRe
             positions_per_s: report.positions as f64 / secs,
             model_generation: m.generation,
             last_shard: key,
+            cache_hit_rate: shard.cache.hit_rate(),
         };
         if let Err(e) = run.store.put(&layout::worker_key(&opts.id), &crate::run::json(&beat)) {
             ctl.reporter.line(&format!("warning: {role}: heartbeat: {e}"));

@@ -20,7 +20,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use burn::prelude::*;
 use mancala_mcts::Evaluator;
-use mancala_nn::{Architecture, Batch, Learner, NetConfig, NeuralEvaluator, OptimConfig, encode, encode_batch, layout};
+use mancala_nn::int8::Int8Path;
+use mancala_nn::{
+    Architecture, Batch, Learner, NetConfig, NeuralEvaluator, OptimConfig, Precision, encode, encode_batch, layout,
+};
 use mancala_rules::{AnyGame, AnyPosition, Game};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -64,8 +67,13 @@ pub struct Args {
     /// Compute device: flex (CPU), or cuda / wgpu where built with those cargo features.
     #[arg(long, default_value = "flex")]
     device: String,
-    /// Instruction set of the evaluator's plain-Rust CPU kernel (an MLP on flex): avx512,
-    /// avx2, neon or scalar, as this CPU has them [default: the widest].
+    /// Arithmetic of the evaluator's plain-Rust CPU kernel (an MLP on flex): fp32, int8
+    /// (residual blocks quantized at load), or auto (int8 where the CPU has an int8 SIMD path).
+    #[arg(long, default_value = "fp32", value_parser = parse_precision)]
+    precision: Precision,
+    /// Instruction set of the evaluator's plain-Rust CPU kernel (an MLP on flex): in fp32
+    /// avx512, avx2, neon or scalar; in int8 the path of the int8 products, avx512-vnni, avx2
+    /// or scalar; as this CPU has them [default: the fastest].
     #[arg(long)]
     kernel: Option<String>,
     /// Batch sizes to measure, comma-separated [default: 1,8,32,128,512].
@@ -115,14 +123,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         mancala_nn::inference_device(&args.device).with_context(|| format!("bench nn --device {}", args.device))?;
     let batches: Vec<usize> =
         if args.batches.is_empty() { BATCHES.to_vec() } else { args.batches.iter().map(|&b| b as usize).collect() };
+    let precision = args.precision.resolve();
     if let Some(kernel) = &args.kernel {
-        let sets = mancala_nn::cpu::CpuMlp::instruction_sets();
+        let sets: Vec<&str> = match precision {
+            Precision::Int8 => Int8Path::available().into_iter().map(Int8Path::name).collect(),
+            _ => mancala_nn::cpu::CpuMlp::instruction_sets(),
+        };
         if !sets.contains(&kernel.as_str()) {
-            bail!("--kernel {kernel}: this CPU runs the kernel with {}", sets.join(", "));
+            bail!("--kernel {kernel}: this CPU runs the {precision} kernel with {}", sets.join(", "));
         }
-        if device != Device::flex() || net_config.architecture != Architecture::Mlp {
-            bail!("--kernel {kernel}: the plain-Rust kernel runs only an MLP on the flex device");
-        }
+    }
+    if (args.kernel.is_some() || precision == Precision::Int8)
+        && (device != Device::flex() || net_config.architecture != Architecture::Mlp)
+    {
+        bail!("--kernel and --precision int8: the plain-Rust kernel runs only an MLP on the flex device");
     }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads as usize)
@@ -138,6 +152,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         batches: &batches,
         seed: args.seed,
         kernel: args.kernel.as_deref(),
+        precision,
     };
     pool.install(|| measure(&game, &net_config, &setup, budget));
     Ok(())
@@ -152,12 +167,14 @@ struct Setup<'a> {
     seed: u64,
     /// The CPU kernel's instruction set, when not the default (checked by the caller).
     kernel: Option<&'a str>,
+    /// `Fp32` or `Int8`.
+    precision: Precision,
 }
 
 /// Builds the network and prints every figure (runs inside the benchmark's pool); each
 /// figure is measured for `budget`.
 fn measure(game: &AnyGame, net_config: &NetConfig, setup: &Setup, budget: std::time::Duration) {
-    let Setup { threads, device_name, ref device, batches, seed, kernel } = *setup;
+    let Setup { threads, device_name, ref device, batches, seed, kernel, precision } = *setup;
     let cpu = CpuShare::start();
     let mut learner = Learner::new(net_config.clone(), OptimConfig::default(), device.clone().autodiff(), seed);
     let model = learner.inference_model(device);
@@ -180,16 +197,32 @@ fn measure(game: &AnyGame, net_config: &NetConfig, setup: &Setup, budget: std::t
     let lay = layout(game);
     let actions = game.action_space();
 
-    let mut evaluator = NeuralEvaluator::new(game, model.clone(), device.clone());
-    if let Some(kernel) = kernel {
-        evaluator.use_cpu_kernel(kernel);
+    let mut evaluator = NeuralEvaluator::new(game, model.clone(), device.clone()).with_precision(precision);
+    match (kernel, evaluator.int8_path()) {
+        (Some(kernel), Some(_)) => {
+            evaluator.use_int8_path(Int8Path::named(kernel).expect("checked by the caller"));
+        }
+        (Some(kernel), None) => {
+            evaluator.use_cpu_kernel(kernel);
+        }
+        (None, _) => {}
     }
-    match evaluator.cpu_kernel() {
-        Some("scalar") => println!(
+    match (evaluator.cpu_kernel(), evaluator.int8_path()) {
+        (Some(set), Some(path)) => println!(
+            "evaluator (encode + forward + masked softmax; plain-Rust kernel, residual blocks int8 on {path}, \
+             input layer and heads fp32 on {set}):"
+        ),
+        (Some("scalar"), None) => println!(
             "evaluator (encode + forward + masked softmax; plain-Rust scalar kernel for 1-2 rows, burn above):"
         ),
-        Some(set) => println!("evaluator (encode + forward + masked softmax; plain-Rust {set} kernel):"),
-        None => println!("evaluator (encode + forward + masked softmax; burn):"),
+        (Some(set), None) => println!("evaluator (encode + forward + masked softmax; plain-Rust {set} kernel):"),
+        (None, _) => println!("evaluator (encode + forward + masked softmax; burn):"),
+    }
+    // The work a position: each layer's inputs x outputs, and how much of it is in the
+    // residual blocks (what int8 runs), to set the figures against the CPU's peak.
+    let (body, all) = multiply_adds(net_config, game.action_space());
+    if net_config.architecture == Architecture::Mlp {
+        println!("multiply-adds a position: {all} ({body} in the residual blocks)");
     }
     let mut policies = vec![0.0f32; positions.len() * actions];
     let mut values = vec![0.0f32; positions.len()];
@@ -199,6 +232,14 @@ fn measure(game: &AnyGame, net_config: &NetConfig, setup: &Setup, budget: std::t
             black_box((&policies, &values));
         });
         print_batch(n, calls, elapsed);
+        if net_config.architecture == Architecture::Mlp {
+            let positions = (calls * n as u64) as f64 / elapsed.as_secs_f64();
+            println!(
+                "  {:.1} G multiply-adds/s ({:.1} G in the residual blocks)",
+                positions * all as f64 / 1e9,
+                positions * body as f64 / 1e9
+            );
+        }
     }
 
     println!("burn forward (input tensor + forward + outputs read back):");
@@ -224,6 +265,19 @@ fn measure(game: &AnyGame, net_config: &NetConfig, setup: &Setup, budget: std::t
         println!("{line}");
     }
     println!("train step (batch {TRAIN_BATCH}): {:.2} ms", elapsed.as_secs_f64() * 1e3 / steps as f64);
+}
+
+/// An MLP's multiply-adds a position: (in the residual blocks, in all layers with the three
+/// heads as one). A conv net is not counted.
+fn multiply_adds(net: &NetConfig, actions: usize) -> (u64, u64) {
+    let (w, blocks) = (net.width as u64, net.blocks as u64);
+    let body = blocks * 2 * w * w;
+    let heads = actions as u64 + 3 + net.margin_bins.max(1) as u64;
+    (body, net.inputs() as u64 * w + body + w * heads)
+}
+
+fn parse_precision(text: &str) -> Result<Precision, String> {
+    text.parse().map_err(|e: mancala_nn::UnknownPrecision| e.to_string())
 }
 
 fn print_batch(n: usize, calls: u64, elapsed: std::time::Duration) {

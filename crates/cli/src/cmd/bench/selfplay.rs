@@ -2,11 +2,14 @@
 //! with the shipped network of the game (or a fresh one) on a given number of threads, each
 //! thread calling the network itself or all of them through one inference service.
 
+use std::sync::Arc;
+
 use anyhow::bail;
 use burn::prelude::Device;
-use mancala_mcts::SearchConfig;
-use mancala_nn::{NetConfig, NeuralEvaluator, layout, layout_for};
-use mancala_rules::Game;
+use mancala_mcts::evaluator::{CacheStats, EvalCache};
+use mancala_mcts::{CachedEvaluator, Evaluator, SearchConfig};
+use mancala_nn::{NetConfig, NeuralEvaluator, Precision, layout, layout_for};
+use mancala_rules::{AnyGame, Game};
 use mancala_selfplay::{Inference, SelfPlayConfig, play_games, play_games_served};
 
 use super::{Common, default_game};
@@ -36,12 +39,35 @@ pub struct Args {
     /// With `--inference service`: microseconds a batch that is not full waits for more.
     #[arg(long, default_value_t = SelfPlayConfig::default().service_flush_us)]
     service_flush_us: u64,
+    /// Arithmetic of the network's CPU kernel: fp32, int8 or auto (int8 where the CPU has an
+    /// int8 SIMD path).
+    #[arg(long, default_value = "fp32", value_parser = parse_precision)]
+    precision: Precision,
+    /// The evaluation cache of the direct path: `shared` by all threads, one a `thread`
+    /// (each shared by that thread's games), or `off`. The service path always gives each
+    /// thread's client its own.
+    #[arg(long, value_enum, default_value_t = CacheMode::Shared)]
+    cache: CacheMode,
+    /// Slots of each evaluation cache, as a power of two (16: 65,536 answers).
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(0..=28))]
+    cache_log2: u32,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
 enum Path {
     Direct,
     Service,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum CacheMode {
+    Shared,
+    Thread,
+    Off,
+}
+
+fn parse_precision(text: &str) -> Result<Precision, String> {
+    text.parse().map_err(|e: mancala_nn::UnknownPrecision| e.to_string())
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -70,8 +96,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ..SelfPlayConfig::default()
     };
     config.validate().map_err(|e| anyhow::anyhow!("{e}"))?;
-    let evaluator = || NeuralEvaluator::with_layout(&game, lay, net.clone(), Device::flex());
-    let kernel = evaluator().cpu_kernel().unwrap_or("none (burn)");
+    let evaluator =
+        || NeuralEvaluator::with_layout(&game, lay, net.clone(), Device::flex()).with_precision(args.precision);
+    let probe = evaluator();
+    let kernel = match (probe.cpu_kernel(), probe.int8_path()) {
+        (Some(set), Some(path)) => format!("int8 residual blocks on {path}, fp32 input layer and heads on {set}"),
+        (Some(set), None) => format!("fp32 on {set}"),
+        (None, _) => "none (burn)".to_string(),
+    };
+    let caches: std::sync::Mutex<Vec<Arc<EvalCache>>> = std::sync::Mutex::new(Vec::new());
+    // A new cache (or set of caches) each round, as a worker starts one each shard.
+    let new_cache = || {
+        let cache = Arc::new(EvalCache::new(args.cache_log2));
+        caches.lock().expect("the list of caches").push(Arc::clone(&cache));
+        cache
+    };
     let search = SearchConfig::default();
     let never = std::sync::atomic::AtomicBool::new(false);
     let (mut games, mut moves, mut sims, mut secs) = (0usize, 0usize, 0u64, 0.0f64);
@@ -81,11 +120,29 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let n = config.threads * config.parallel_games;
         let out = match inference {
             Inference::Direct => {
-                play_games(&game, &config, &search, None, n, round, |_| evaluator().cached(16), &|_| {}, &never)
+                let shared = new_cache();
+                let make = |_| -> Box<dyn Evaluator<AnyGame>> {
+                    match args.cache {
+                        CacheMode::Shared => Box::new(CachedEvaluator::sharing(evaluator(), Arc::clone(&shared))),
+                        CacheMode::Thread => Box::new(CachedEvaluator::sharing(evaluator(), new_cache())),
+                        CacheMode::Off => Box::new(evaluator()),
+                    }
+                };
+                play_games(&game, &config, &search, None, n, round, make, &|_| {}, &never)
             }
             Inference::Service => {
-                let (out, stats) =
-                    play_games_served(&game, &config, &search, None, n, round, evaluator(), 16, &|_| {}, &never)?;
+                let (out, stats) = play_games_served(
+                    &game,
+                    &config,
+                    &search,
+                    None,
+                    n,
+                    round,
+                    evaluator(),
+                    args.cache_log2,
+                    &|_| {},
+                    &never,
+                )?;
                 batches += stats.batches;
                 evaluated += stats.positions;
                 out
@@ -107,6 +164,29 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.parallel_games
     );
     println!("CPU kernel: {kernel}");
+    let (mut stats, mut bytes) = (CacheStats::default(), 0usize);
+    for cache in caches.lock().expect("the list of caches").iter() {
+        let s = cache.stats();
+        stats.lookups += s.lookups;
+        stats.hits += s.hits;
+        bytes = bytes.max(cache.bytes(game.action_space()));
+    }
+    match (inference, args.cache) {
+        (Inference::Direct, CacheMode::Off) => println!("evaluation cache: off"),
+        (Inference::Direct, mode) => println!(
+            "evaluation cache: {} of 2^{} answers ({:.1} MiB each): hit rate {:.1}% ({} of {} lookups)",
+            if mode == CacheMode::Shared { "one shared by all threads" } else { "one a thread" },
+            args.cache_log2,
+            bytes as f64 / (1 << 20) as f64,
+            stats.hit_rate() * 100.0,
+            stats.hits,
+            stats.lookups
+        ),
+        (Inference::Service, _) => println!(
+            "evaluation cache: one of 2^{} answers a thread's client (hit rate not reported on this path)",
+            args.cache_log2
+        ),
+    }
     match inference {
         Inference::Direct => println!("inference: direct (each thread its own network)"),
         Inference::Service => println!(

@@ -1,0 +1,125 @@
+//! The int8 evaluator against the FP32 one on the shipped models: thousands of positions
+//! from random play of every preset, the same best move in at least 99% of them and values
+//! within 0.02 on average; and every int8 path this CPU has gives the same answers.
+
+use std::path::PathBuf;
+
+use burn::prelude::Device;
+use mancala_mcts::Evaluator;
+use mancala_nn::int8::Int8Path;
+use mancala_nn::{NeuralEvaluator, Precision, layout_for, load_model};
+use mancala_rules::{AnyGame, AnyPosition, Game, parse_rules};
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+
+const PRESETS: [&str; 7] = ["oware", "kalah", "awale", "oware-capture-all", "ouril", "ba-awa", "owela"];
+/// Positions a preset.
+const POSITIONS: usize = 3000;
+/// Positions a network call, as self-play asks for them.
+const BATCH: usize = 48;
+
+fn shipped(preset: &str) -> (AnyGame, NeuralEvaluator<AnyGame>) {
+    let game = parse_rules(preset).unwrap();
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../../checkpoints/shipped/{preset}.mzm"));
+    let (meta, net) = load_model(&path, Some(&game.rules_string()), None, &Device::flex()).unwrap();
+    let layout = layout_for(&game, meta.encoding_version).unwrap();
+    let ev = NeuralEvaluator::try_with_layout(&game, layout, net, Device::flex()).unwrap();
+    (game, ev)
+}
+
+/// Ongoing positions from random games, 0 to 79 plies in.
+fn random_positions(game: &AnyGame, count: usize, seed: u64) -> Vec<AnyPosition> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut out = Vec::with_capacity(count);
+    while out.len() < count {
+        let mut pos = game.start();
+        for _ in 0..rng.random_range(0..80) {
+            let legal = game.legal_moves(&pos);
+            let mut next = pos;
+            game.play_unchecked(&mut next, legal.nth(rng.random_range(0..legal.len())).unwrap());
+            if game.legal_moves(&next).is_empty() {
+                break;
+            }
+            pos = next;
+        }
+        out.push(pos);
+    }
+    out
+}
+
+fn evaluate(game: &AnyGame, ev: &mut NeuralEvaluator<AnyGame>, positions: &[AnyPosition]) -> (Vec<f32>, Vec<f32>) {
+    let a = game.action_space();
+    let (mut policy, mut value) = (vec![0.0; positions.len() * a], vec![0.0; positions.len()]);
+    for (i, chunk) in positions.chunks(BATCH).enumerate() {
+        let at = i * BATCH;
+        ev.evaluate(game, chunk, &mut policy[at * a..(at + chunk.len()) * a], &mut value[at..at + chunk.len()]);
+    }
+    (policy, value)
+}
+
+/// The legal move with the highest prior (illegal moves have prior zero).
+fn best(game: &AnyGame, pos: &AnyPosition, policy: &[f32]) -> usize {
+    game.legal_moves(pos).iter().map(usize::from).max_by(|&x, &y| policy[x].total_cmp(&policy[y])).unwrap()
+}
+
+#[test]
+fn int8_agrees_with_fp32_on_every_shipped_model() {
+    for (seed, preset) in PRESETS.iter().enumerate() {
+        let (game, mut fp32) = shipped(preset);
+        let (_, int8) = shipped(preset);
+        let mut int8 = int8.with_precision(Precision::Int8);
+        assert_eq!((fp32.precision(), int8.precision()), (Precision::Fp32, Precision::Int8));
+        assert_eq!(int8.int8_path(), Some(Int8Path::best()));
+        let positions = random_positions(&game, POSITIONS, seed as u64);
+        let (p32, v32) = evaluate(&game, &mut fp32, &positions);
+        let (p8, v8) = evaluate(&game, &mut int8, &positions);
+        let a = game.action_space();
+        let agree = positions
+            .iter()
+            .enumerate()
+            .filter(|&(i, pos)| best(&game, pos, &p32[i * a..][..a]) == best(&game, pos, &p8[i * a..][..a]))
+            .count();
+        let share = agree as f64 / positions.len() as f64;
+        let error = v32.iter().zip(&v8).map(|(x, y)| f64::from((x - y).abs())).sum::<f64>() / positions.len() as f64;
+        eprintln!("{preset}: best move agrees {:.2}%, mean value error {error:.4}", share * 100.0);
+        assert!(share >= 0.99, "{preset}: int8 picks FP32's best move in only {:.2}% of positions", share * 100.0);
+        assert!(error <= 0.02, "{preset}: int8's value is {error:.4} from FP32's on average");
+        // The priors are still a distribution over the legal moves.
+        for (i, pos) in positions.iter().enumerate().step_by(97) {
+            let p = &p8[i * a..][..a];
+            assert!((p.iter().sum::<f32>() - 1.0).abs() < 1e-4, "{preset}: {p:?}");
+            assert!((0..a).all(|m| p[m] == 0.0 || game.legal_moves(pos).contains(m as u8)));
+        }
+    }
+}
+
+#[test]
+fn every_int8_path_gives_the_scalar_reference_answers() {
+    let paths = Int8Path::available();
+    for preset in ["oware", "owela"] {
+        let (game, ev) = shipped(preset);
+        let mut ev = ev.with_precision(Precision::Int8);
+        // Batches 1 to 9 cover every tile remainder; 64 whole tiles.
+        let positions = random_positions(&game, 64, 11);
+        let answers = |ev: &mut NeuralEvaluator<AnyGame>| {
+            [1, 2, 3, 5, 9, 64].map(|n| evaluate(&game, ev, &positions[..n])).to_vec()
+        };
+        assert!(ev.use_int8_path(Int8Path::Scalar));
+        let want = answers(&mut ev);
+        for &path in paths.iter().filter(|&&p| p != Int8Path::Scalar) {
+            assert!(ev.use_int8_path(path), "{path}");
+            assert_eq!(answers(&mut ev), want, "{preset}: the {path} path");
+        }
+    }
+}
+
+#[test]
+fn fp32_stays_the_default_and_auto_follows_the_cpu() {
+    let (_, ev) = shipped("kalah");
+    assert_eq!(ev.precision(), Precision::Fp32);
+    assert_eq!(ev.int8_path(), None);
+    let ev = ev.with_precision(Precision::Auto);
+    assert_eq!(ev.precision(), Precision::Auto.resolve());
+    let ev = ev.with_precision(Precision::Fp32);
+    assert_eq!(ev.precision(), Precision::Fp32);
+}
