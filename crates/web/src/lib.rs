@@ -8,7 +8,7 @@
 //! - [`games`]: the games in progress, bounded in number and idle time.
 //! - [`engine`]: who plays for the engine, and one search capped in simulations and time.
 //! - [`view`], [`board`], [`sowing`]: what the page is told about a game.
-//! - [`runs`]: training runs under `--checkpoints`, read from the file system.
+//! - [`runs`]: training runs in the store `--runs` names, read through the run layout.
 //!
 //! ```no_run
 //! let config = mancala_web::ServerConfig::default();
@@ -46,8 +46,8 @@ pub struct ServerConfig {
     pub model: Option<PathBuf>,
     /// An endgame database for exact values in the analysis.
     pub db: Option<PathBuf>,
-    /// A folder of training runs.
-    pub checkpoints: Option<PathBuf>,
+    /// A store whose folders are training runs (a directory, `s3://BUCKET/PREFIX`, ...).
+    pub runs: Option<String>,
     pub shipped: Option<ShippedModels>,
     /// Games kept at once; a new one past this drops the game idle longest.
     pub max_games: usize,
@@ -66,7 +66,7 @@ impl Default for ServerConfig {
             default_rules: "oware".into(),
             model: None,
             db: None,
-            checkpoints: None,
+            runs: None,
             shipped: None,
             max_games: 1000,
             idle: Duration::from_secs(30 * 60),
