@@ -35,6 +35,8 @@ pub const SHARDS: &str = "shards/";
 pub const WORKERS: &str = "workers/";
 pub const GATING: &str = "gating/";
 pub const EVAL: &str = "eval/";
+/// The folder of the run's networks ([`model_key`]).
+pub const MODELS: &str = "models/";
 
 pub fn model_key(generation: u64, checksum: &str) -> String {
     format!("models/gen-{generation:06}-{checksum}.mzm")

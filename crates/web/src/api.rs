@@ -134,7 +134,7 @@ async fn info(State(app): AppState) -> Json<Info> {
         max_milliseconds: app.config.limits.max_think.as_millis(),
         idle_minutes: app.config.idle.as_secs() / 60,
         database: app.brains.tablebase.as_ref().map(|tb| tb.rules().to_string()),
-        runs: app.config.checkpoints.is_some(),
+        runs: app.config.runs.is_some(),
     })
 }
 
@@ -155,16 +155,17 @@ async fn new_game(State(app): AppState, b: Body<NewGame>) -> Result<(StatusCode,
     let req = optional_body(b)?;
     let (game, opponent) = match (&req.run, &req.model) {
         (Some(run), Some(model)) => {
-            let dir = app.config.checkpoints.as_ref().ok_or_else(|| {
-                WebError::BadRequest("this server has no runs: start it with --checkpoints DIR".into())
-            })?;
-            let path = runs::checkpoint(dir, run, model)?;
-            let brains_path = path.clone();
-            let app2 = app.clone();
-            // Loading a network reads a file and builds it: off the async threads.
-            let game = tokio::task::spawn_blocking(move || app2.brains.checkpoint_game(&brains_path))
-                .await
-                .map_err(|e| WebError::Internal(format!("loading {}: {e}", path.display())))??;
+            let store = runs_store(&app)
+                .map_err(|_| WebError::BadRequest("this server has no runs: start it with --runs URL".into()))?;
+            let (app2, run2, model2) = (app.clone(), run.clone(), model.clone());
+            // Finding the checkpoint asks the store, and loading a network reads a file and
+            // builds it: off the async threads.
+            let (game, path) = tokio::task::spawn_blocking(move || {
+                let path = runs::checkpoint(&store, &run2, &model2)?;
+                Ok::<_, WebError>((app2.brains.checkpoint_game(&path)?, path))
+            })
+            .await
+            .map_err(|e| WebError::Internal(format!("loading {run}/{model}: {e}")))??;
             (game, Opponent::Checkpoint { path, name: format!("{run}/{model}") })
         }
         (None, None) => (new_rules(&app, &req)?, Opponent::Default),
@@ -384,24 +385,27 @@ async fn analysis(State(app): AppState, Path(id): Path<String>) -> Result<Json<A
     Ok(Json(analysis))
 }
 
-fn runs_dir(app: &App) -> Result<&std::path::Path, WebError> {
-    app.config
-        .checkpoints
+/// The store of `--runs`; opening one contacts no service.
+fn runs_store(app: &App) -> Result<mancala_store::Store, WebError> {
+    let url = app
+        .config
+        .runs
         .as_deref()
-        .ok_or_else(|| WebError::NotFound("this server has no runs: start it with --checkpoints DIR".into()))
+        .ok_or_else(|| WebError::NotFound("this server has no runs: start it with --runs URL".into()))?;
+    mancala_store::Store::open(url).map_err(|e| WebError::Internal(e.to_string()))
 }
 
 async fn list_runs(State(app): AppState) -> Result<Response, WebError> {
-    let dir = runs_dir(&app)?.to_path_buf();
-    let list = tokio::task::spawn_blocking(move || runs::list(&dir))
+    let store = runs_store(&app)?;
+    let list = tokio::task::spawn_blocking(move || runs::list(&store))
         .await
         .map_err(|e| WebError::Internal(format!("reading runs: {e}")))??;
     Ok(Json(list).into_response())
 }
 
 async fn run_detail(State(app): AppState, Path(run): Path<String>) -> Result<Response, WebError> {
-    let dir = runs_dir(&app)?.to_path_buf();
-    let detail = tokio::task::spawn_blocking(move || runs::detail(&dir, &run))
+    let store = runs_store(&app)?;
+    let detail = tokio::task::spawn_blocking(move || runs::detail(&store, &run))
         .await
         .map_err(|e| WebError::Internal(format!("reading run: {e}")))??;
     Ok(Json(detail).into_response())

@@ -10,7 +10,7 @@
 //! - [`view`], [`board`], [`course`]: what the page is told about a game: the board's
 //!   layout from the game's description, and every move's course from the engine's trace.
 //! - [`catalogue`]: the game description files the page offers beside the presets.
-//! - [`runs`]: training runs under `--checkpoints`, read from the file system.
+//! - [`runs`]: training runs in the store `--runs` names, read through the run layout.
 //!
 //! ```no_run
 //! let config = mancala_web::ServerConfig::default();
@@ -49,8 +49,8 @@ pub struct ServerConfig {
     pub model: Option<PathBuf>,
     /// An endgame database for exact values in the analysis.
     pub db: Option<PathBuf>,
-    /// A folder of training runs.
-    pub checkpoints: Option<PathBuf>,
+    /// A store whose folders are training runs (a directory, `s3://BUCKET/PREFIX`, ...).
+    pub runs: Option<String>,
     /// A folder of game descriptions (`*.toml`) the page offers beside the presets.
     pub catalogue: Option<PathBuf>,
     pub shipped: Option<ShippedModels>,
@@ -71,7 +71,7 @@ impl Default for ServerConfig {
             default_rules: "oware".into(),
             model: None,
             db: None,
-            checkpoints: None,
+            runs: None,
             catalogue: Some(PathBuf::from("games")),
             shipped: None,
             max_games: 1000,

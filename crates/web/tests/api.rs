@@ -11,7 +11,9 @@ use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use mancala_rules::{Game, Line, parse_rules};
+use mancala_store::Store;
 use mancala_tablebase::Tablebase;
+use mancala_train::layout;
 use mancala_web::ServerConfig;
 use mancala_web::api::router;
 use serde_json::{Value, json};
@@ -141,7 +143,7 @@ async fn bad_bodies_are_refused_naming_the_input() {
         (r#"{"strength": {"milliseconds": 600000}}"#, "600000"),
         (r#"{"strength": {"visits": 5}}"#, "visits"),
         (r#"{"run": "r"}"#, "run and model"),
-        (r#"{"run": "r", "model": "m"}"#, "--checkpoints"),
+        (r#"{"run": "r", "model": "m"}"#, "--runs"),
     ];
     for (body, expected) in cases {
         let message = refused(&app, "POST", "/api/games", Some(body), StatusCode::BAD_REQUEST).await;
@@ -325,7 +327,8 @@ async fn runs_curves_and_checkpoints() {
     let dir = tempfile::tempdir().unwrap();
     common::write_run(dir.path(), "kalah-run", "kalah");
     std::fs::create_dir_all(dir.path().join("not-a-run")).unwrap();
-    let app = router(common::app(ServerConfig { checkpoints: Some(dir.path().to_path_buf()), ..common::config() }));
+    let runs = dir.path().to_str().unwrap().to_string();
+    let app = router(common::app(ServerConfig { runs: Some(runs), ..common::config() }));
     let list = ok(&app, "GET", "/api/runs", None).await;
     assert_eq!(list.as_array().unwrap().len(), 1);
     assert_eq!(list[0]["name"], "kalah-run");
@@ -358,7 +361,7 @@ async fn runs_curves_and_checkpoints() {
         let body = json!({"run": run, "model": model}).to_string();
         refused(&app, "POST", "/api/games", Some(&body), StatusCode::NOT_FOUND).await;
     }
-    // Without --checkpoints there are no runs.
+    // Without --runs there are no runs.
     refused(&server(), "GET", "/api/runs", None, StatusCode::NOT_FOUND).await;
 }
 
@@ -449,4 +452,68 @@ async fn info_lists_the_catalogue_of_described_games() {
     assert_eq!(games[0]["name"], "clockwise-five");
     let view = new_game(&app, json!({"rules": games[0]["rules"]})).await;
     assert_eq!(view["rules"], games[0]["game"]);
+}
+
+/// A run written through the store, as training writes it: its config, metrics, one
+/// checkpoint named by its checksum and the best pointer. Returns the checkpoint's file name.
+fn write_run_to_store(runs: &Store, name: &str) -> String {
+    let run = runs.folder(name).unwrap();
+    run.put(layout::CONFIG, b"[game]\nrules = \"kalah\"\n").unwrap();
+    run.put(layout::METRICS, br#"{"iteration": 1, "loss/policy": 2.0, "elo/random": 50.0}"#).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    common::write_model("kalah", &dir.path().join("m.mzm"));
+    let bytes = std::fs::read(dir.path().join("m.mzm")).unwrap();
+    let checksum = layout::checksum(&bytes);
+    let key = layout::model_key(1, &checksum);
+    run.create(&key, &bytes).unwrap();
+    let best = layout::BestPointer { generation: 1, model: key.clone(), checksum };
+    run.put(layout::BEST, &serde_json::to_vec(&best).unwrap()).unwrap();
+    key.strip_prefix(layout::MODELS).unwrap().to_string()
+}
+
+/// `--runs URL` on a store that is not a directory: the runs, their curves and a game
+/// against a checkpoint, which is fetched from the store.
+fn runs_in_a_store(url: &str) {
+    let runs = Store::open(url).unwrap();
+    let model = write_run_to_store(&runs, "kalah-run");
+    runs.folder("not-a-run").unwrap().put("notes.txt", b"no config").unwrap();
+    let app = router(common::app(ServerConfig { runs: Some(url.to_string()), ..common::config() }));
+    tokio::runtime::Runtime::new().unwrap().block_on(async {
+        let list = ok(&app, "GET", "/api/runs", None).await;
+        assert_eq!(list.as_array().unwrap().len(), 1, "{list}");
+        assert_eq!(list[0]["name"], "kalah-run");
+        assert_eq!(list[0]["rules"], "kalah");
+        assert_eq!(list[0]["best"], model.as_str());
+        assert_eq!(list[0]["elo"]["random"], 50.0);
+        let run = ok(&app, "GET", "/api/runs/kalah-run", None).await;
+        assert_eq!(run["series"]["loss/policy"], json!([[1.0, 2.0]]));
+        refused(&app, "GET", "/api/runs/not-a-run", None, StatusCode::NOT_FOUND).await;
+        let body = json!({"run": "kalah-run", "model": model, "engine_side": "south", "strength": {"simulations": 16}});
+        let view = new_game(&app, body).await;
+        let id = view["id"].as_str().unwrap();
+        let moved = ok(&app, "POST", &format!("/api/games/{id}/engine-move"), None).await;
+        assert_matches_rules(&moved["game"]);
+    });
+}
+
+#[test]
+fn runs_in_a_memory_store() {
+    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    runs_in_a_store(&format!("memory://web-runs-{t}"));
+}
+
+#[test]
+fn runs_on_a_real_s3_server() {
+    // The bucket of the S3 server `.ci/run` starts (scripts/s3-test-server.sh), as the
+    // scale-out tests of the CLI read it.
+    let bucket = match std::env::var("MZ_TEST_S3_BUCKET") {
+        Ok(b) if !b.is_empty() => b,
+        _ => {
+            assert!(std::env::var("MZ_REQUIRE_S3").is_err(), "MZ_REQUIRE_S3 is set but MZ_TEST_S3_BUCKET is not");
+            eprintln!("skipped: no S3 server (set MZ_TEST_S3_BUCKET and AWS_*, as .ci/run does)");
+            return;
+        }
+    };
+    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    runs_in_a_store(&format!("s3://{bucket}/web-runs-{}-{t}", std::process::id()));
 }

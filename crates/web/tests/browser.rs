@@ -251,7 +251,8 @@ async fn plays_in_a_real_browser() {
     let driver = start_driver(&path);
     let dir = tempfile::tempdir().unwrap();
     common::write_run(dir.path(), "kalah-run", "kalah");
-    let addr = server(ServerConfig { checkpoints: Some(dir.path().to_path_buf()), ..common::config() }).await;
+    let runs = dir.path().to_str().unwrap().to_string();
+    let addr = server(ServerConfig { runs: Some(runs), ..common::config() }).await;
     let client = browser(&driver).await;
     // The session runs as its own task so that a failed check still closes the browser.
     let result = tokio::spawn(session(client.clone(), addr)).await;

@@ -1,40 +1,22 @@
 //! `mancala-zero plot RUN`: the run's Elo against each reference and its loss curves, drawn
-//! from `metrics.jsonl` into one PNG with plotters (no Python needed).
+//! from `metrics.jsonl` into one PNG with plotters (no Python needed). The run is read
+//! through its store, so a run on S3 plots as one in a directory.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use anyhow::{Context, bail};
+use mancala_store::Store;
+use mancala_train::layout;
 use plotters::prelude::*;
 
 /// Arguments of `mancala-zero plot`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The run directory (checkpoints/NAME).
-    pub run: PathBuf,
-    /// Output PNG (default RUN/curves.png).
+    /// The run: its directory (checkpoints/NAME) or store URL (s3://BUCKET/PREFIX, ...).
+    pub run: String,
+    /// Output PNG (default RUN/curves.png for a directory, ./curves.png for another store).
     #[arg(long)]
     pub out: Option<PathBuf>,
-}
-
-type Series = BTreeMap<String, Vec<(f64, f64)>>;
-
-/// Reads `metrics.jsonl` into one series per metric name, x = iteration.
-fn read_series(run: &std::path::Path) -> anyhow::Result<Series> {
-    let path = run.join("metrics.jsonl");
-    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    let mut series: Series = BTreeMap::new();
-    for (n, line) in text.lines().enumerate() {
-        let v: serde_json::Value =
-            serde_json::from_str(line).with_context(|| format!("{} line {}: not JSON", path.display(), n + 1))?;
-        let Some(it) = v["iteration"].as_f64() else { continue };
-        for (k, x) in v.as_object().into_iter().flatten() {
-            if let Some(x) = x.as_f64() {
-                series.entry(k.clone()).or_default().push((it, x));
-            }
-        }
-    }
-    Ok(series)
 }
 
 fn panel(
@@ -76,14 +58,21 @@ fn panel(
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let series = read_series(&args.run)?;
+    let store = Store::open(&args.run)?;
+    if !store.exists(layout::CONFIG)? {
+        bail!("no run at {}: it has no {}", args.run, layout::CONFIG);
+    }
+    let (series, skipped) = mancala_web::runs::curves(&store)?;
+    if skipped > 0 {
+        eprintln!("{}: skipped {skipped} lines that are not a record", store.describe(layout::METRICS));
+    }
     if series.is_empty() {
-        bail!("{} has no metrics yet", args.run.join("metrics.jsonl").display());
+        bail!("{} has no metrics yet", store.describe(layout::METRICS));
     }
     let pick = |prefix: &str| -> Vec<(String, Vec<(f64, f64)>)> {
         series.iter().filter_map(|(k, v)| Some((k.strip_prefix(prefix)?.to_string(), v.clone()))).collect()
     };
-    let out = args.out.unwrap_or_else(|| args.run.join("curves.png"));
+    let out = args.out.unwrap_or_else(|| store.local_dir().unwrap_or_default().join("curves.png"));
     {
         let root = BitMapBackend::new(&out, (1200, 900)).into_drawing_area();
         root.fill(&WHITE)?;

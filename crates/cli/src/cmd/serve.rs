@@ -26,9 +26,10 @@ pub struct Args {
     /// An endgame database (`tablebase build`): exact values in the analysis.
     #[arg(long, value_name = "FILE")]
     pub db: Option<PathBuf>,
-    /// A folder of training runs: their curves, and games against their checkpoints.
-    #[arg(long, value_name = "DIR")]
-    pub checkpoints: Option<PathBuf>,
+    /// A store whose folders are training runs (a directory such as `checkpoints`, or
+    /// `s3://BUCKET/PREFIX`): their curves, and games against their checkpoints.
+    #[arg(long, value_name = "URL", alias = "checkpoints")]
+    pub runs: Option<String>,
     /// Games kept at once; past this a new game drops the one idle longest.
     #[arg(long, default_value_t = 1000)]
     pub max_games: usize,
@@ -44,12 +45,16 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
+    if let Some(url) = &args.runs {
+        // A bad URL is refused now, not at the page's first request.
+        mancala_store::Store::open(url).with_context(|| format!("--runs {url}"))?;
+    }
     let defaults = ServerConfig::default();
     let config = ServerConfig {
         default_rules: args.game,
         model: args.model,
         db: args.db,
-        checkpoints: args.checkpoints,
+        runs: args.runs,
         shipped: if args.no_model { None } else { Some(crate::shipped::shipped_model) },
         max_games: args.max_games,
         idle: Duration::from_secs(args.idle_minutes * 60),
