@@ -229,3 +229,15 @@ fn bad_descriptions_are_refused_by_name() {
     let err = parse_rules("sowing {\"format\":1}").unwrap_err().to_string();
     assert!(err.contains("missing field"), "{err}");
 }
+
+/// A described game's description is its own, and its moves are traced like a preset's.
+#[test]
+fn a_described_game_gives_its_description_and_traces() {
+    let game = parse_rules("congkak").unwrap();
+    assert_eq!(game.description().name, "congkak");
+    let pos = game.start();
+    let action = game.legal_moves(&pos).nth(0).unwrap();
+    let (next, _, trace) = game.play_traced(&pos, action).unwrap();
+    assert_eq!(next, game.play(&pos, action).unwrap().0);
+    assert!(matches!(trace.steps.last(), Some(mancala_rules::sowing::Step::End { .. })));
+}

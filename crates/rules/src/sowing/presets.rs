@@ -24,6 +24,9 @@ fn number<T: std::str::FromStr + Default>(spec: &RulesSpec<'_>, key: &str) -> T 
 /// presets' defaults). Match play (Ba-awa's `match=true`) is not a rule of one game and is
 /// left out.
 pub fn preset_description(game: &AnyGame) -> Description {
+    if let AnyGame::Described(g) = game {
+        return g.description().clone();
+    }
     let rules = game.rules_string();
     let spec = RulesSpec::parse(&rules, PRESETS).expect("a canonical rules string reads back");
     let base = |name: &str, board: BoardDesc| Description {
