@@ -508,7 +508,9 @@ fn pretraining_on_the_database_makes_the_first_candidate_and_teaches_the_endgame
     let sample = mancala_tablebase::sample_positions(&run.game, &tb, 400, 7);
     let before = prior_best_move(&run, fresh.net, &tb, &sample);
     let after = prior_best_move(&run, pretrained.net, &tb, &sample);
-    assert!(after > before + 0.1, "the prior's best move went from {before:.3} to {after:.3}");
+    // A fresh prior already finds the best move where an endgame leaves one or two choices,
+    // so the gain is read on the misses: pretraining at least takes away 40% of them.
+    assert!(1.0 - after <= 0.6 * (1.0 - before), "the prior's best move went from {before:.3} to {after:.3}");
     // A restart after the first candidate does not pretrain again.
     let state = trainer::restore(&run, &ctl).unwrap();
     assert_eq!(state.generation(), 1);
