@@ -161,7 +161,10 @@ impl Tablebase {
             // The concrete games skip AnyGame's dispatch in the inner loop.
             AnyGame::Oware(g) => build::build_within(g, max_seeds, memory_limit, progress),
             AnyGame::Kalah(g) => build::build_within(g, max_seeds, memory_limit, progress),
-            _ => unreachable!("check_supported lets only Oware and Kalah through"),
+            AnyGame::Described(g) => build::build_within(g, max_seeds, memory_limit, progress),
+            // Ba-awa and Owela are refused by check_supported; were that to change, the
+            // generic path is still right.
+            other => build::build_within(other, max_seeds, memory_limit, progress),
         }
     }
 

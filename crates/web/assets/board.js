@@ -85,9 +85,10 @@ const Board = (() => {
       const ly = top ? MARGIN + place.row * CELL + 11 : MARGIN + (place.row + 1) * CELL - 4;
       const lab = el("text", { class: "label", x: cx + CELL / 2 - 9, y: ly }, g);
       lab.textContent = place.label;
-      if (moves.length === 1) {
-        g.addEventListener("click", () => o.onHouse && o.onHouse(moves[0]));
-      } else if (moves.length > 1) {
+      if (moves.length <= 1) {
+        // A house that is no legal move is sent too: the server says why it is refused.
+        g.addEventListener("click", () => o.onHouse && o.onHouse(moves.length === 1 ? moves[0] : place.label));
+      } else {
         // The mover chooses the direction: one mark a move, `+` counter-clockwise.
         moves.forEach((m, k) => {
           const mx = cx + (k === 0 ? 14 : -14);
