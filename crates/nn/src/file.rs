@@ -166,11 +166,42 @@ fn split_legacy<'a>(path: &Path, bytes: &'a [u8]) -> Result<(&'a [u8], &'a [u8])
     Ok((parts.header, parts.body))
 }
 
+/// Refuses a network whose declared shape no file of `weights_len` bytes can hold, before
+/// anything is allocated for it: every size within the bounds a run's config allows, and the
+/// residual blocks' `blocks x width x width` weights (a lower bound of any architecture's)
+/// no more than the bytes there are.
+fn check_declared(path: &Path, meta: &ModelMeta, weights_len: usize) -> Result<(), NnError> {
+    let n = &meta.net;
+    let bad = |reason: String| NnError::Metadata { path: path.to_path_buf(), reason };
+    for (name, value, max) in [
+        ("pits", n.pits, 64),
+        ("pit_channels", n.pit_channels, 64),
+        ("globals", n.globals, 64),
+        ("actions", n.actions, mancala_rules::MAX_ACTIONS),
+        ("width", n.width, 4096),
+        ("blocks", n.blocks, 64),
+        ("margin_bins", n.margin_bins, 1025),
+    ] {
+        if value > max {
+            return Err(bad(format!("the network declares {name} = {value}; at most {max} is read")));
+        }
+    }
+    let least = n.blocks.saturating_mul(n.width).saturating_mul(n.width);
+    if least > weights_len {
+        return Err(bad(format!(
+            "the network declares {} blocks of width {}, at least {least} weights, but the file holds {weights_len} bytes of them",
+            n.blocks, n.width
+        )));
+    }
+    Ok(())
+}
+
 /// Builds the network of `meta` on `device` and loads `weights` into it.
 ///
 /// # Errors
 /// [`NnError::Burn`] when the weights do not fit the architecture.
 pub fn net_from_weights(path: &Path, meta: &ModelMeta, weights: Vec<u8>, device: &Device) -> Result<Net, NnError> {
+    check_declared(path, meta, weights.len())?;
     let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(weights))
         .map_err(|e| NnError::Metadata { path: path.to_path_buf(), reason: format!("weights: {e}") })?;
     meta.net.init(device).try_load_record(record).map_err(|e| NnError::Metadata {
