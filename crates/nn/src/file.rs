@@ -204,7 +204,9 @@ pub fn net_from_weights(path: &Path, meta: &ModelMeta, weights: Vec<u8>, device:
     check_declared(path, meta, weights.len())?;
     let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(weights))
         .map_err(|e| NnError::Metadata { path: path.to_path_buf(), reason: format!("weights: {e}") })?;
-    meta.net.init(device).try_load_record(record).map_err(|e| NnError::Metadata {
+    // A corrupt record may hold a parameter as integers: cast to the network's float dtype on
+    // load, where burn would otherwise panic building the tensor.
+    meta.net.init(device).try_load_record(record.cast_to_module_dtype()).map_err(|e| NnError::Metadata {
         path: path.to_path_buf(),
         reason: format!("weights do not fit the network: {e}"),
     })

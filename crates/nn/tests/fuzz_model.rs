@@ -133,12 +133,7 @@ proptest! {
     }
 
     /// The payload is changed and framed again, so the checksum passes.
-    ///
-    /// Ignored: a payload whose tensors are changed to integer dtypes loads, and burn then
-    /// panics at the first float operation ("Expected float dtype, got U32"); the loader does
-    /// not yet check every parameter's dtype. Run with `--ignored` to see it.
     #[test]
-    #[ignore = "known: integer tensors in a corrupt payload panic inside burn at inference"]
     fn a_changed_payload_is_refused_or_runs(which in 0..2usize, edits in proptest::collection::vec(edit(), 1..4)) {
         let payload = &models()[which].1[mancala_container::HEADER_LEN..];
         let bytes = mancala_container::encode(Kind::MODEL, FORMAT_VERSION, &apply(payload, &edits));
