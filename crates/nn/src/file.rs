@@ -173,18 +173,21 @@ fn split_legacy<'a>(path: &Path, bytes: &'a [u8]) -> Result<(&'a [u8], &'a [u8])
 fn check_declared(path: &Path, meta: &ModelMeta, weights_len: usize) -> Result<(), NnError> {
     let n = &meta.net;
     let bad = |reason: String| NnError::Metadata { path: path.to_path_buf(), reason };
-    for (name, value, max) in [
-        ("pits", n.pits, 64),
-        ("pit_channels", n.pit_channels, 64),
-        ("globals", n.globals, 64),
-        ("actions", n.actions, mancala_rules::MAX_ACTIONS),
-        ("width", n.width, 4096),
-        ("blocks", n.blocks, 64),
-        ("margin_bins", n.margin_bins, 1025),
+    for (name, value, min, max) in [
+        ("pits", n.pits, 1, 64),
+        ("pit_channels", n.pit_channels, 1, 64),
+        ("globals", n.globals, 0, 64),
+        ("actions", n.actions, 1, mancala_rules::MAX_ACTIONS),
+        ("width", n.width, 1, 4096),
+        ("blocks", n.blocks, 0, 64),
+        ("margin_bins", n.margin_bins, 0, 1025),
     ] {
-        if value > max {
-            return Err(bad(format!("the network declares {name} = {value}; at most {max} is read")));
+        if !(min..=max).contains(&value) {
+            return Err(bad(format!("the network declares {name} = {value}; {min} to {max} is read")));
         }
+    }
+    if n.margin_bins == 1 {
+        return Err(bad("the network declares margin_bins = 1; 0 (one number) or 2 to 1025 is read".to_string()));
     }
     let least = n.blocks.saturating_mul(n.width).saturating_mul(n.width);
     if least > weights_len {

@@ -111,6 +111,11 @@ pub fn decode(name: &Path, bytes: &[u8]) -> Result<Tablebase, TablebaseError> {
     // A probe reads the game's boards through this index: they must have its pit count.
     let game = mancala_rules::parse_rules(&rules)
         .map_err(|e| r.header_error(format!("the rules '{rules}' are not a game of this build: {e}")))?;
+    // Databases are written with the canonical rules string, which a model or a game is
+    // compared with: any other spelling would read and then be refused as another game.
+    if game.rules_string() != rules {
+        return Err(r.header_error(format!("the rules '{rules}' are not written as this build writes them")));
+    }
     let game_pits = game.pits(&game.start()).len();
     if game_pits != pits {
         return Err(r.header_error(format!("'{rules}' has {game_pits} pits, the header says {pits}")));
