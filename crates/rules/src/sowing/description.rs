@@ -603,9 +603,6 @@ impl Description {
                 format!("{} would end the game before it starts ({total} seeds)", end.seeds_left),
             ));
         }
-        if end.cycle == CycleDesc::Repetition && sowing.relay {
-            // A relay move can be long; a repetition is still well defined, so allow it.
-        }
         // A game ends when seeds leave the board for good. Without stores and single laps,
         // seeds can circulate for ever: such a game needs a cycle rule or a ply cap.
         let always_ends = board.stores && !sowing.relay && sowing.direction != Direction::Either;
