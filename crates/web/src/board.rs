@@ -5,7 +5,7 @@
 //!
 //! Rows count from the top of the picture, which is North's side; South sits at the bottom.
 
-use mancala_rules::sowing::{Description, Direction, Score};
+use mancala_rules::sowing::{Direction, Score};
 use mancala_rules::{AnyGame, Game, Player};
 use serde::Serialize;
 
@@ -40,18 +40,9 @@ pub struct Layout {
     pub south_end: &'static str,
 }
 
-/// `game`'s description. `AnyGame::description` panics on a described game today (it reads
-/// the rules string as a preset's), so a described game's is read from its rules string.
-pub fn description(game: &AnyGame) -> Description {
-    match game.rules_string().strip_prefix("sowing ").map(Description::from_canonical) {
-        Some(Ok(d)) => d,
-        _ => game.description(),
-    }
-}
-
 /// The layout of `game`'s board, from its description.
 pub fn layout(game: &AnyGame) -> Layout {
-    let description = description(game);
+    let description = game.description();
     let board = &description.board;
     let pits = game.pits(&game.start()).len();
     let moves = pit_moves(game, pits);

@@ -43,7 +43,7 @@ pub fn course(game: &AnyGame, before: &AnyPosition, action: Action, after: &AnyP
     let pits = game.pits(before).len();
     // Where the score is the seeds on each side, it follows the pits; else the stores and
     // captures do.
-    let on_side = crate::board::description(game).end.score == Score::Board;
+    let on_side = game.description().end.score == Score::Board;
     let side_sums = |pits: &[u8]| {
         let half = pits.len() / 2;
         let sum = |p: &[u8]| p.iter().map(|&n| u16::from(n)).sum::<u16>();
@@ -113,7 +113,7 @@ mod tests {
     /// stores and captures.
     fn seeds(game: &AnyGame, frame: &Frame) -> u32 {
         let board: u32 = frame.pits.iter().map(|&n| u32::from(n)).sum::<u32>() + u32::from(frame.hand);
-        let on_side = crate::board::description(game).end.score == Score::Board;
+        let on_side = game.description().end.score == Score::Board;
         if on_side { board } else { board + u32::from(frame.scores[0]) + u32::from(frame.scores[1]) }
     }
 
