@@ -27,6 +27,11 @@
 //! - *moves again* (Kalah, and Oware with `grand_slam=extra-turn`, where a sowing can leave
 //!   the same side to move): 1.0 where sowing the pit would, else 0.0.
 //!
+//! - *claims* (games with claimed houses, Toguz Kumalak's tuzdyk), right after the control
+//!   channel: 1.0 where the mover has claimed the house (seeds sown there are the mover's),
+//!   -1.0 where the opponent has, else 0.0. Games without claims have no such channel, so
+//!   every earlier model's layout is unchanged.
+//!
 //! A network reads counts well but sowing arithmetic badly (where the last seed of 17 lands,
 //! whether the houses behind it hold two or three): the search sees a capture only once it
 //! has expanded the move, so without these a leaf's value misses every threat one ply on.
@@ -104,6 +109,8 @@ pub struct Layout {
     pub pit_channels: usize,
     /// Whether the pits have a control channel (Ba-awa).
     pub control: bool,
+    /// Whether the pits have a claims channel (Toguz Kumalak's tuzdyk; version 3).
+    pub claims: bool,
     pub sowing: SowingInputs,
     /// The two scores and the state inputs.
     pub globals: usize,
@@ -150,8 +157,9 @@ pub fn layout_for<G: Game>(game: &G, version: u32) -> Result<Layout, UnknownEnco
         SowingInputs::default()
     };
     let control = has_control(game);
-    let pit_channels = 1 + usize::from(control) + sowing.count();
-    Ok(Layout { version, pits, pit_channels, control, sowing, globals: 2 + state.count(), state })
+    let claims = version >= 3 && game.claims_houses();
+    let pit_channels = 1 + usize::from(control) + usize::from(claims) + sowing.count();
+    Ok(Layout { version, pits, pit_channels, control, claims, sowing, globals: 2 + state.count(), state })
 }
 
 /// Whether a sowing can leave the same side to move (Kalah's store, Ouril's grand slam).
@@ -180,6 +188,16 @@ pub fn encode<G: Game>(game: &G, layout: &Layout, pos: &G::Position, out: &mut [
     if layout.control {
         for k in 0..p {
             out[at + k] = if game.controller(pos, (k + shift) % p) == side { 1.0 } else { 0.0 };
+        }
+        at += p;
+    }
+    if layout.claims {
+        for k in 0..p {
+            out[at + k] = match game.claimed(pos, (k + shift) % p) {
+                Some(owner) if owner == side => 1.0,
+                Some(_) => -1.0,
+                None => 0.0,
+            };
         }
         at += p;
     }

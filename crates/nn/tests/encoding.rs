@@ -153,3 +153,32 @@ fn version_1_is_version_2_without_the_state() {
         assert_eq!(v1[..], v2[..v1.len()], "{rules}");
     }
 }
+
+/// Toguz Kumalak's claimed houses (the tuzdyk) are a channel of their own, right after the
+/// seeds, from the mover's seat: 1.0 for the mover's claim, -1.0 for the opponent's. Games
+/// without claims keep their layouts.
+#[test]
+fn claimed_houses_have_a_channel_from_the_movers_seat() {
+    let g = game("toguz-kumalak");
+    let lay = layout(&g);
+    assert!(lay.claims);
+    assert!(!v2(&g).claims, "version 2 has no claims channel");
+    assert_eq!(lay.pit_channels, 3, "seeds, claims, capture");
+    for rules in ["oware", "kalah", "ba-awa", "owela", "congkak"] {
+        assert!(!layout(&game(rules)).claims, "{rules}");
+    }
+    // South holds North's fourth house (12), North holds South's fifth (4).
+    let line = "south | 78 77 | 0 0 0 0 0 0 5 0 0 0 2 0 0 0 0 0 0 0 | ongoing | tuzdyk=12,4";
+    let south = features_with(&g, &lay, line);
+    let claims = &south[18..36];
+    let mut want = [0.0f32; 18];
+    want[12] = 1.0;
+    want[4] = -1.0;
+    assert_eq!(claims, want);
+    // North to move sees its own row first: its claim (South's fifth house) is 1.0.
+    let north = features_with(&g, &lay, &line.replacen("south", "north", 1));
+    let mut want = [0.0f32; 18];
+    want[4 + 9] = 1.0;
+    want[12 - 9] = -1.0;
+    assert_eq!(&north[18..36], want);
+}

@@ -53,6 +53,20 @@ pub enum AnyPosition {
 /// [`RulesError`] naming the unknown preset, key or value and listing what is allowed, or
 /// what is wrong with a description (its key and why) or its file.
 pub fn parse_rules(text: &str) -> Result<AnyGame, RulesError> {
+    parse(text, true)
+}
+
+/// [`parse_rules`] for text from someone who may not name files on this machine (a web
+/// request): a path `NAME.toml` is refused instead of read. Presets, catalogue names and
+/// `sowing {...}` are read as [`parse_rules`] reads them.
+///
+/// # Errors
+/// As [`parse_rules`]; [`RulesError::DescriptionFile`] for a file path.
+pub fn parse_rules_text(text: &str) -> Result<AnyGame, RulesError> {
+    parse(text, false)
+}
+
+fn parse(text: &str, files: bool) -> Result<AnyGame, RulesError> {
     let trimmed = text.trim();
     if let Some(json) = trimmed.strip_prefix("sowing ") {
         return from_description(Description::from_canonical(json.trim())?);
@@ -62,6 +76,13 @@ pub fn parse_rules(text: &str) -> Result<AnyGame, RulesError> {
     }
     if trimmed.ends_with(".toml") {
         let file = |reason: String| RulesError::DescriptionFile { path: trimmed.to_string(), reason };
+        if !files {
+            return Err(file(
+                "description files are not read here: give the description itself, a catalogue name or the \
+                 one-line form `sowing {...}`"
+                    .to_string(),
+            ));
+        }
         let body = std::fs::read_to_string(trimmed).map_err(|e| file(e.to_string()))?;
         return from_description(Description::from_toml(&body).map_err(|e| file(e.to_string()))?);
     }
@@ -272,6 +293,14 @@ impl Game for AnyGame {
 
     fn control_changes(&self) -> bool {
         with_game!(self, |g| g.control_changes())
+    }
+
+    fn claims_houses(&self) -> bool {
+        with_game!(self, |g| g.claims_houses())
+    }
+
+    fn claimed(&self, pos: &AnyPosition, pit: usize) -> Option<Player> {
+        with_pos!(self, pos, |g, p| g.claimed(p, pit))
     }
 
     fn endgame_database(&self) -> Result<(), String> {

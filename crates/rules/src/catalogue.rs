@@ -2,7 +2,10 @@
 //! `--game congkak` works wherever a game is named, with no file at hand.
 
 /// Every catalogue game: its name and its description file's text.
-pub const GAMES: &[(&str, &str)] = &[("congkak", include_str!("../../../games/congkak.toml"))];
+pub const GAMES: &[(&str, &str)] = &[
+    ("congkak", include_str!("../../../games/congkak.toml")),
+    ("toguz-kumalak", include_str!("../../../games/toguz_kumalak.toml")),
+];
 
 /// The description text of the catalogue game `name` (any case), if there is one.
 pub fn find(name: &str) -> Option<&'static str> {

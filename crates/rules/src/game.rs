@@ -141,6 +141,19 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
         false
     }
 
+    /// Whether a player may claim houses for good (Toguz Kumalak's tuzdyk), so that the
+    /// claims are part of a position. The input encoding gives such games a claims channel.
+    fn claims_houses(&self) -> bool {
+        false
+    }
+
+    /// The player who has claimed house `pit` (a Toguz Kumalak tuzdyk: every seed sown into
+    /// it goes to that player), `None` for a house nobody claimed and in games without claims.
+    fn claimed(&self, pos: &Self::Position, pit: usize) -> Option<Player> {
+        let _ = (pos, pit);
+        None
+    }
+
     /// Whether a retrograde endgame database can hold this game: its positions must be
     /// just the board, the scores and the side to move, and seeds must leave the board for
     /// good. `Err` says why not, in words.

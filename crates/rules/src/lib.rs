@@ -33,7 +33,7 @@ pub mod player;
 pub mod setup;
 pub mod sowing;
 
-pub use any::{AnyGame, AnyPosition, PRESETS, from_description, parse_rules};
+pub use any::{AnyGame, AnyPosition, PRESETS, from_description, parse_rules, parse_rules_text};
 pub use error::{IllegalMove, MoveParseError, RulesError, SetupError};
 pub use game::{Game, Sowing, passed_by_setup};
 pub use line::{Line, PlayError};

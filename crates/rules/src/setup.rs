@@ -34,6 +34,9 @@ pub struct Setup {
     /// `starter=north`: the player who began the game (Ba-awa rule 4 gives them the last
     /// seeds); South when not written.
     pub starter: Player,
+    /// `tuzdyk=S,N`: the house each player has claimed under the `tuzdyk` special rule
+    /// (Toguz Kumalak), as a house index, `-` for none; none when not written.
+    pub tuzdyk: ByPlayer<Option<u8>>,
 }
 
 impl Default for Setup {
@@ -49,17 +52,22 @@ impl Default for Setup {
             since_capture: 0,
             bonus: false,
             starter: Player::South,
+            tuzdyk: ByPlayer::new(None, None),
         }
     }
 }
 
 /// The state keys of the line's last field, for error messages.
-const STATE_KEYS: &str = "plies=N, since_capture=N, bonus, starter=south|north";
+const STATE_KEYS: &str = "plies=N, since_capture=N, bonus, starter=south|north, tuzdyk=S,N";
 
 impl Setup {
     /// Whether any state field differs from its default (and so is written).
     fn has_state(&self) -> bool {
-        self.plies != 0 || self.since_capture != 0 || self.bonus || self.starter != Player::South
+        self.plies != 0
+            || self.since_capture != 0
+            || self.bonus
+            || self.starter != Player::South
+            || self.tuzdyk != ByPlayer::new(None, None)
     }
 
     /// Refuses the state fields that `rules` do not keep, and ply counts past their limit;
@@ -97,6 +105,9 @@ impl Setup {
         if self.starter != Player::South && !kept.starter {
             return invalid(format!("starter={}: {rules} does not look at who began (only Ba-awa does)", self.starter));
         }
+        if self.tuzdyk != ByPlayer::new(None, None) && !kept.tuzdyk {
+            return invalid(format!("tuzdyk: {rules} has no claimed houses (only the tuzdyk special rule does)"));
+        }
         Ok(())
     }
 }
@@ -110,6 +121,7 @@ pub(crate) struct KeptState {
     pub since_capture_limit: Option<u16>,
     pub bonus: bool,
     pub starter: bool,
+    pub tuzdyk: bool,
 }
 
 impl fmt::Display for Setup {
@@ -138,6 +150,10 @@ impl fmt::Display for Setup {
             }
             if self.starter != Player::South {
                 write!(f, " starter={}", self.starter)?;
+            }
+            if self.tuzdyk != ByPlayer::new(None, None) {
+                let house = |h: Option<u8>| h.map_or("-".to_string(), |h| h.to_string());
+                write!(f, " tuzdyk={},{}", house(self.tuzdyk.south), house(self.tuzdyk.north))?;
             }
         }
         Ok(())
@@ -241,6 +257,15 @@ fn read_state(setup: &mut Setup, field: &str) -> Result<(), String> {
                 setup.starter = value
                     .and_then(Player::parse)
                     .ok_or_else(|| format!("bad value in '{token}': starter must be 'south' or 'north'"))?;
+            }
+            "tuzdyk" => {
+                let bad = || format!("bad value in '{token}': write tuzdyk=S,N, each a house index or '-'");
+                let (south, north) = value.and_then(|v| v.split_once(',')).ok_or_else(bad)?;
+                let house = |t: &str| match t {
+                    "-" => Ok(None),
+                    t => t.parse::<u8>().map(Some).map_err(|_| bad()),
+                };
+                setup.tuzdyk = ByPlayer::new(house(south)?, house(north)?);
             }
             _ => return Err(format!("unknown state field '{token}': expected {STATE_KEYS}")),
         }

@@ -72,11 +72,18 @@ const Board = (() => {
       if (taken.has(place.pit)) classes.push("taken");
       if (o.active === place.pit) classes.push("active");
       if (view.controllers) classes.push("controlled-" + view.controllers[place.pit]);
+      const claim = view.claims ? view.claims[place.pit] : null;
+      if (claim) classes.push("claimed-" + claim);
       const g = el("g", {
         class: classes.join(" "), "data-pit": place.pit, "data-label": place.label,
         "data-moves": moves.join(" "), "data-seeds": n,
       }, svg);
       el("circle", { class: "pit", cx, cy, r: CELL / 2 - 6 }, g);
+      if (claim) {
+        // A claimed house (Toguz Kumalak's tuzdyk): its seeds go to the claimer's store.
+        const mark = el("text", { class: "claim", x: cx - CELL / 2 + 12, y: cy - CELL / 2 + 16 }, g);
+        mark.textContent = claim === "south" ? "S" : "N";
+      }
       drawSeeds(g, cx, cy, n);
       const t = el("text", { class: "count", x: cx, y: cy }, g);
       t.textContent = n;

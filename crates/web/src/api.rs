@@ -26,7 +26,7 @@ use axum::{Json, Router};
 use mancala_rules::sowing::Description;
 use mancala_rules::{
     AnyGame, Game, IllegalMove, Line, MoveParseError, PRESETS, PlayError, Player, RulesError, Setup, from_description,
-    parse_rules,
+    parse_rules_text,
 };
 use serde::{Deserialize, Serialize};
 
@@ -190,7 +190,8 @@ fn new_rules(app: &App, req: &NewGame) -> Result<AnyGame, WebError> {
         return from_description(Description::from_toml(text).map_err(bad)?).map_err(bad);
     }
     let rules = req.rules.as_deref().unwrap_or(&app.config.default_rules);
-    parse_rules(rules).map_err(|e| WebError::BadRequest(format!("rules '{rules}': {e}")))
+    // A request names no file of this machine: presets, catalogue names and `sowing {...}`.
+    parse_rules_text(rules).map_err(|e| WebError::BadRequest(format!("rules '{rules}': {e}")))
 }
 
 async fn get_game(State(app): AppState, Path(id): Path<String>) -> Result<Json<GameView>, WebError> {

@@ -15,7 +15,8 @@ pub struct Entry {
     pub name: String,
     /// Its full name (the short name when it gives none).
     pub title: String,
-    /// The rules string that starts it: the file's path, as `parse_rules` reads it.
+    /// The rules string that starts it: the description's one-line form (`sowing {...}`), as a
+    /// request gives it (a request never names a file), or a preset's rules string.
     pub rules: String,
     /// The rules string of the game it starts (`sowing {...}`, or a preset's when the
     /// description is a preset's), as a game's view names it.
@@ -41,7 +42,7 @@ pub fn read(dir: &Path) -> Catalogue {
         .collect();
     files.sort();
     for path in files {
-        let rules = path.display().to_string();
+        let file = path.display().to_string();
         let read = std::fs::read_to_string(&path).map_err(|e| e.to_string());
         let described = read.and_then(|text| {
             let description = Description::from_toml(&text).map_err(|e| e.to_string())?;
@@ -51,9 +52,9 @@ pub fn read(dir: &Path) -> Catalogue {
         match described {
             Ok((d, game)) => {
                 let title = if d.title.is_empty() { d.name.clone() } else { d.title.clone() };
-                catalogue.games.push(Entry { name: d.name, title, rules, game });
+                catalogue.games.push(Entry { name: d.name, title, rules: game.clone(), game });
             }
-            Err(e) => catalogue.refused.push(format!("{rules}: {e}")),
+            Err(e) => catalogue.refused.push(format!("{file}: {e}")),
         }
     }
     catalogue

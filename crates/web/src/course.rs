@@ -82,7 +82,8 @@ pub fn course(game: &AnyGame, before: &AnyPosition, action: Action, after: &AnyP
                 taken.push(house);
                 Some(house)
             }
-            Step::End { .. } => continue,
+            // The claim changes no count; the position after the move shows the mark.
+            Step::Claim { .. } | Step::End { .. } => continue,
         };
         if active.is_some_and(|pit| pit >= pits) {
             return None;

@@ -21,6 +21,8 @@ pub struct GameView {
     pub scores: [u16; 2],
     /// Ba-awa: who controls each pit (`south`, `north`).
     pub controllers: Option<Vec<&'static str>>,
+    /// Games with claimed houses (Toguz Kumalak's tuzdyk): who has claimed each pit, if anyone.
+    pub claims: Option<Vec<Option<&'static str>>>,
     pub side_to_move: &'static str,
     /// `ongoing`, `draw`, `south+N` or `north+N`.
     pub status: String,
@@ -67,6 +69,9 @@ pub fn view(id: &str, session: &Session, engine: String) -> GameView {
         pits: game.pits(pos).to_vec(),
         scores: [scores.south, scores.north],
         controllers: setup.controllers.map(|c| c.into_iter().map(Player::name).collect()),
+        claims: game
+            .claims_houses()
+            .then(|| (0..game.pits(pos).len()).map(|h| game.claimed(pos, h).map(Player::name)).collect()),
         side_to_move: side.name(),
         status: status.to_string(),
         result: result_words(status),

@@ -409,13 +409,16 @@ async fn a_described_game_plays_to_the_end_with_every_move_traced() {
         assert!(plies <= 200, "no end after the ply cap");
     }
     assert!(view["result"].is_string());
-    // The same game from its one-line rules string, and from a description file.
+    // The same game from its one-line rules string; a request may not name a file of the
+    // server's machine, even one that holds the same description.
     let rules = view["rules"].as_str().unwrap().to_string();
     assert_eq!(new_game(&app, json!({"rules": rules})).await["rules"], view["rules"]);
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("clockwise-five.toml");
     std::fs::write(&file, CLOCKWISE).unwrap();
-    assert_eq!(new_game(&app, json!({"rules": file.display().to_string()})).await["rules"], view["rules"]);
+    let body = json!({"rules": file.display().to_string()}).to_string();
+    let message = refused(&app, "POST", "/api/games", Some(body.as_str()), StatusCode::BAD_REQUEST).await;
+    assert!(message.contains("not read here"), "{message}");
 }
 
 #[tokio::test]

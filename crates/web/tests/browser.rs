@@ -133,6 +133,10 @@ async fn drawn(client: &Client) -> Value {
           result: document.getElementById('result').hidden ? '' : document.getElementById('result').textContent,
           position: document.getElementById('position-line').textContent,
           rules: document.getElementById('board').dataset.rules,
+          claims: pits.map((_, i) => {
+            const g = houses.find((h) => +h.dataset.pit === i);
+            return g.classList.contains('claimed-south') ? 'south' : g.classList.contains('claimed-north') ? 'north' : null;
+          }),
         };"#,
     )
     .await
@@ -155,6 +159,8 @@ fn check_against_rules(page: &Value, human_to_move: bool) -> Line<mancala_rules:
     assert_eq!(pits, expected, "drawn board after {:?}", field("moves"));
     let scores = game.scores(pos);
     assert_eq!(page["scores"], json!([scores.south, scores.north]), "drawn scores after {:?}", field("moves"));
+    let claims: Vec<Option<&str>> = (0..expected.len()).map(|h| game.claimed(pos, h).map(|p| p.name())).collect();
+    assert_eq!(page["claims"], json!(claims), "claimed houses drawn after {:?}", field("moves"));
     assert_eq!(field("result"), line.status().to_string());
     assert_eq!(page["result"] != "", line.status().is_over(), "result shown: {}", page["result"]);
     if human_to_move {
@@ -434,6 +440,21 @@ async fn described_games(client: &Client) {
         std::fs::write(PathBuf::from(&dir).join("either.png"), client.screenshot().await.unwrap()).unwrap();
     }
     play_on(client, "both-ways", 7).await;
+
+    // Toguz Kumalak: South's last seed makes North's second house hold 3, South claims it
+    // (the tuzdyk), and the page marks it South's from then on.
+    new_game(client, "toguz-kumalak").await;
+    set_field(client, "position-input", "south | 70 77 | 0 0 0 0 0 0 5 0 0 0 2 0 0 0 0 0 4 4 | ongoing").await;
+    click(client, "#set-position").await;
+    assert_eq!(drawn(client).await["message"], "", "the position was refused");
+    click_move(client, "G").await;
+    let page = drawn(client).await;
+    assert_eq!(page["claims"][10], "south", "{}", page["claims"]);
+    check_against_rules(&page, true);
+    if let Some(dir) = std::env::var_os("MZ_SCREENSHOTS") {
+        std::fs::write(PathBuf::from(&dir).join("tuzdyk.png"), client.screenshot().await.unwrap()).unwrap();
+    }
+    play_on(client, "toguz-kumalak", 3).await;
 
     // Bad rules are a message on the page, and the game in play stays.
     new_game(client, "sowing {\"format\": 1}").await;

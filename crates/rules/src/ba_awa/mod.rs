@@ -331,6 +331,7 @@ impl Game for BaAwa {
             since_capture: 0,
             bonus: false,
             starter: pos.starter,
+            ..Setup::default()
         }
     }
 

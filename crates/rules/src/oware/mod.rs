@@ -793,6 +793,7 @@ impl Game for Oware {
             since_capture: pos.since_capture,
             bonus: pos.bonus,
             starter: Player::South,
+            ..Setup::default()
         }
     }
 
@@ -811,7 +812,7 @@ impl Game for Oware {
             max_plies: Some(self.options.max_plies),
             since_capture_limit: self.capture_limit(),
             bonus: self.options.grand_slam == GrandSlam::ExtraTurn,
-            starter: false,
+            ..KeptState::default()
         };
         setup.check_state(self.preset_name().unwrap_or("these oware rules"), kept)?;
         let found = setup.pits.iter().map(|&c| u32::from(c)).sum::<u32>()

@@ -360,9 +360,14 @@ impl<'de> Deserialize<'de> for CycleDesc {
     }
 }
 
-/// The special rules this build knows, each a hook in the engine (docs/rules.md). None yet:
-/// every name is refused, so a description that needs one is never played without it.
-pub const SPECIALS: &[&str] = &[];
+/// The special rules this build knows, each a hook in the engine (docs/rules.md, "Special
+/// rules"); any other name is refused, so a description that needs one is never played
+/// without it.
+/// - `tuzdyk` (Toguz Kumalak): a last seed that makes an opponent's house hold exactly 3
+///   captures them and claims the house for the mover for the rest of the game, unless the
+///   mover already has one, it is the opponent's last house, or it mirrors the opponent's
+///   own claim; every seed later sown into a claimed house goes to its owner.
+pub const SPECIALS: &[&str] = &["tuzdyk"];
 
 /// A description's rules resolved into plain values the engine branches on: no strings, no
 /// maps, the tables worked out once.
@@ -402,10 +407,13 @@ pub struct Rules {
     pub cycle: CycleDesc,
     pub max_plies: u16,
     pub score: Score,
+    /// The `tuzdyk` special rule: a player may claim one opponent's house ([`SPECIALS`]).
+    pub tuzdyk: bool,
 }
 
 impl Rules {
     /// The actions of one direction: own houses, or every house for `from = "controlled"`.
+    #[inline(always)]
     pub fn houses_per_action_set(&self) -> usize {
         match self.from {
             SowFrom::Own => self.territory,
@@ -616,6 +624,30 @@ impl Description {
             let known = if SPECIALS.is_empty() { "none yet".to_string() } else { SPECIALS.join(", ") };
             return Err(bad("special", format!("unknown special rule '{other}': this build knows {known}")));
         }
+        let tuzdyk = self.special.iter().any(|s| s == "tuzdyk");
+        if tuzdyk {
+            // The claim is judged on the last seed of a single lap from one's own row, on a
+            // board where every house has a mirror in the other row.
+            let refuse = |why: &str| Err(bad("special", format!("tuzdyk {why}")));
+            if ranks != 2 {
+                return refuse("claims a house of the opponent's row: needs board.ranks = 2");
+            }
+            if houses < 2 {
+                return refuse("cannot claim the opponent's last house: needs at least 2 houses a row");
+            }
+            if sowing.relay {
+                return refuse("is judged where the last seed falls: sowing.relay cannot go on from there");
+            }
+            if capture.on == CaptureOn::Sowing {
+                return refuse("is judged on the last seed: capture.on = \"sowing\" takes houses before it");
+            }
+            if moves.from != SowFrom::Own {
+                return refuse("claims a house for good: move.from = \"controlled\" moves houses between players");
+            }
+            if capture.counts.contains(&3) {
+                return refuse("claims a house holding 3: capture.counts cannot also take a house of 3");
+            }
+        }
         let rules = Rules {
             ranks,
             territory,
@@ -646,6 +678,7 @@ impl Description {
             cycle: end.cycle,
             max_plies: end.max_plies,
             score: end.score,
+            tuzdyk,
         };
         if rules.action_space() > crate::MAX_ACTIONS {
             return Err(bad(

@@ -50,6 +50,15 @@ struct Inner {
     back: [[u8; MAX_PITS]; 2],
     /// `opposite[house]`: the house across the board (two ranks), for cross captures.
     opposite: [u8; MAX_PITS],
+    /// Each player's territory as a house mask, and the whole board's.
+    territory: [u64; 2],
+    board: u64,
+    /// The laps of every sowing, for sowing whole laps at once.
+    laps: Laps,
+    /// No move filter beyond the seeds a house holds can apply (free singletons, no
+    /// forbidden grand slam that can capture): the legal moves are the sowable houses,
+    /// unless a must-feed rule finds the opponent empty.
+    plain: bool,
 }
 
 impl PartialEq for Described {
@@ -81,6 +90,8 @@ pub struct DescribedPosition {
     bonus: bool,
     starter: Player,
     status: Status,
+    /// The house each player has claimed under the `tuzdyk` rule, [`NOWHERE`] for none.
+    tuzdyk: ByPlayer<u8>,
 }
 
 impl PartialEq for DescribedPosition {
@@ -93,6 +104,7 @@ impl PartialEq for DescribedPosition {
             && self.bonus == other.bonus
             && self.starter == other.starter
             && self.status == other.status
+            && self.tuzdyk == other.tuzdyk
     }
 }
 
@@ -166,7 +178,15 @@ impl Described {
                 *o = (rules.pits - 1 - h) as u8;
             }
         }
-        Ok(Described { inner: Arc::new(Inner { description, rules, canonical, next, back, opposite }) })
+        let t = rules.territory;
+        let row = if t >= 64 { u64::MAX } else { (1u64 << t) - 1 };
+        let territory = [row, row << t];
+        let board = if rules.pits >= 64 { u64::MAX } else { (1u64 << rules.pits) - 1 };
+        let plain = rules.singletons == Singletons::Free
+            && (rules.grand_slam != GrandSlam::Forbidden || rules.capture_counts == 0);
+        let laps = Laps::new(&rules);
+        let inner = Inner { description, rules, canonical, next, back, opposite, territory, board, plain, laps };
+        Ok(Described { inner: Arc::new(inner) })
     }
 
     /// The description this game was made from.
@@ -184,6 +204,7 @@ impl Described {
         &self.inner.description.name
     }
 
+    #[inline(always)]
     fn r(&self) -> &Rules {
         &self.inner.rules
     }
@@ -208,43 +229,54 @@ impl Described {
     /// The territory of `side` as a house mask.
     #[inline(always)]
     fn territory_mask(&self, side: Player) -> u64 {
-        let t = self.r().territory;
-        let m = if t >= 64 { u64::MAX } else { (1u64 << t) - 1 };
-        m << self.base(side)
+        self.inner.territory[side.index()]
     }
 
+    #[inline(always)]
     fn board_mask(&self) -> u64 {
-        let n = self.r().pits;
-        if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
+        self.inner.board
     }
 
-    /// Seeds in the houses of `mask`. A straight loop over the span the mask covers, so the
-    /// compiler can sum a row at once instead of bit by bit.
+    /// Seeds in the houses of `mask`, eight houses a step (see [`byte_sum`]).
     #[inline(always)]
     fn seeds_in(pits: &[u8; MAX_PITS], mask: u64) -> u32 {
-        if mask == 0 {
-            return 0;
-        }
-        let (lo, hi) = (mask.trailing_zeros() as usize, 64 - mask.leading_zeros() as usize);
         let mut sum = 0u32;
-        for (i, &c) in pits[lo..hi].iter().enumerate() {
-            sum += u32::from(c) * ((mask >> (lo + i)) & 1) as u32;
+        let mut m = mask;
+        while m != 0 {
+            let c = (m.trailing_zeros() as usize) & !7;
+            let bits = (m >> c) & 0xff;
+            sum += byte_sum(word_at(pits, c) & SPREAD[bits as usize]);
+            m &= !(0xffu64 << c);
         }
         sum
     }
 
-    /// The houses of `mask` holding at least `min` seeds.
+    /// Whether any house of `mask` holds a seed.
+    #[inline(always)]
+    fn any_seeds(pits: &[u8; MAX_PITS], mask: u64) -> bool {
+        let mut m = mask;
+        while m != 0 {
+            let c = (m.trailing_zeros() as usize) & !7;
+            if word_at(pits, c) & SPREAD[((m >> c) & 0xff) as usize] != 0 {
+                return true;
+            }
+            m &= !(0xffu64 << c);
+        }
+        false
+    }
+
+    /// The houses of `mask` holding at least `min` seeds, eight houses a step (see
+    /// [`at_least`]).
     #[inline(always)]
     fn holding(pits: &[u8; MAX_PITS], mask: u64, min: u8) -> u64 {
-        if mask == 0 {
-            return 0;
-        }
-        let (lo, hi) = (mask.trailing_zeros() as usize, 64 - mask.leading_zeros() as usize);
         let mut out = 0u64;
-        for (i, &c) in pits[lo..hi].iter().enumerate() {
-            out |= u64::from(c >= min) << i;
+        let mut m = mask;
+        while m != 0 {
+            let c = (m.trailing_zeros() as usize) & !7;
+            out |= (at_least(word_at(pits, c), min) & ((m >> c) & 0xff)) << c;
+            m &= !(0xffu64 << c);
         }
-        (out << lo) & mask
+        out
     }
 
     /// The house and direction (0 counter-clockwise, 1 clockwise) an action of `side` sows.
@@ -273,6 +305,55 @@ impl Described {
             }
         };
         if r.direction == Direction::Either { per | per << r.houses_per_action_set() } else { per }
+    }
+
+    /// Sows `hand` seeds of `side` in direction `d` from slot `from` with the lap tables: each
+    /// slot of the lap gets the whole laps, the first slots of the lap one seed more, the
+    /// mover's store its share. Returns the slot of the last seed.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn sow_laps(
+        &self,
+        pos: &mut DescribedPosition,
+        side: Player,
+        d: usize,
+        from: u8,
+        hand: u32,
+        out: &mut Sown,
+        opp_mask: u64,
+    ) -> u8 {
+        let laps = &self.inner.laps;
+        let len = laps.len as u32;
+        let i = (side.index() * 2 + d) * self.r().pits + usize::from(from);
+        // Most sowings stay within one lap: no division for them.
+        let (full, rem) = if hand < len { (0, hand) } else { (hand / len, hand % len) };
+        let prefix = &laps.prefix[i * (laps.len + 1)..(i + 1) * (laps.len + 1)];
+        let store_at = u32::from(laps.store_at[i]);
+        let mut stored = 0u32;
+        let mut sown = 0u64;
+        if full > 0 {
+            let all = prefix[laps.len];
+            add_seeds(&mut pos.pits, all, full as u8);
+            sown = all;
+            if store_at < len {
+                stored += full;
+            }
+        }
+        if rem > 0 {
+            let some = prefix[rem as usize];
+            add_seeds(&mut pos.pits, some, 1);
+            sown |= some;
+            if store_at < rem {
+                stored += 1;
+            }
+        }
+        if stored > 0 {
+            pos.scores[side] += stored as u16;
+            out.scored += stored as u16;
+        }
+        out.fed |= sown & opp_mask != 0;
+        let last = if rem > 0 { rem - 1 } else { len - 1 };
+        laps.slots[i * laps.len + last as usize]
     }
 
     /// Whether the capture rules may take house `pit` on `side`'s move.
@@ -338,6 +419,13 @@ impl Described {
         let mut relays = 0u32;
         let mut ended = false;
         loop {
+            // Whole laps at once where no seed but the last can do anything (no trace to
+            // record, no capture during the sowing); a relay lap under `origin = "skip"`
+            // starts away from the house it must skip, which the lap tables do not cover.
+            if trace.is_none() && !during && hand > 0 && (!skip || at == origin) {
+                at = self.sow_laps(pos, side, d, at, hand, &mut out, opp_mask);
+                hand = 0;
+            }
             while hand > 0 {
                 at = next[usize::from(at)];
                 if skip && at == origin {
@@ -421,6 +509,9 @@ impl Described {
             return out;
         }
         let h = usize::from(at);
+        if r.tuzdyk && self.tuzdyk(pos, side, h, &mut out, trace.as_deref_mut()) {
+            return out;
+        }
         let count = pos.pits[h];
         if !during && r.capture_counts != 0 && self.capturable(side, h) && r.captures_count(count) {
             let mut taken = u16::from(count);
@@ -456,6 +547,57 @@ impl Described {
             }
         }
         out
+    }
+
+    /// The `tuzdyk` rule after a sowing of `side` whose last seed fell into house `h`: claims
+    /// `h` when the seed made it hold 3 and the rule allows the claim (the three seeds go to
+    /// the mover), then moves the seeds sown into claimed houses to their owners. Returns
+    /// whether the last seed's move is over (it fell into a claimed house, or made a claim):
+    /// no capture follows.
+    fn tuzdyk(
+        &self,
+        pos: &mut DescribedPosition,
+        side: Player,
+        h: usize,
+        out: &mut Sown,
+        mut trace: Option<&mut Trace>,
+    ) -> bool {
+        let t = self.r().territory;
+        let into_claimed = pos.tuzdyk.south == h as u8 || pos.tuzdyk.north == h as u8;
+        let opponent = !side;
+        // The opponent's house numbered like this one in the opponent's row (0-based).
+        let index = h.wrapping_sub(self.base(opponent));
+        let claim = !into_claimed
+            && self.owner(h) == opponent
+            && pos.pits[h] == 3
+            && pos.tuzdyk[side] == NOWHERE
+            && index != t - 1
+            && usize::from(pos.tuzdyk[opponent]).wrapping_sub(self.base(side)) != index;
+        if claim {
+            pos.pits[h] = 0;
+            pos.scores[side] += 3;
+            out.scored += 3;
+            pos.tuzdyk[side] = h as u8;
+            if let Some(tr) = trace.as_deref_mut() {
+                tr.push(Step::Capture { house: h as u8, seeds: 3, player: side });
+                tr.push(Step::Claim { house: h as u8, player: side });
+            }
+        }
+        for owner in Player::BOTH {
+            let house = pos.tuzdyk[owner];
+            if house == NOWHERE {
+                continue;
+            }
+            let n = std::mem::take(&mut pos.pits[usize::from(house)]);
+            if n > 0 {
+                pos.scores[owner] += u16::from(n);
+                out.scored += u16::from(n);
+                if let Some(tr) = trace.as_deref_mut() {
+                    tr.push(Step::Capture { house, seeds: n, player: owner });
+                }
+            }
+        }
+        into_claimed || claim
     }
 
     /// Takes the pending last-seed capture of `sown`: the last house and, for a run, the
@@ -541,7 +683,7 @@ impl Described {
         let mut fed = sown;
         if pos.bonus {
             fed = keep(sown, &|t| t.opponent_after_sowing > u32::from(t.pending));
-        } else if r.must_feed && Self::seeds_in(&pos.pits, self.territory_mask(!side)) == 0 {
+        } else if r.must_feed && !Self::any_seeds(&pos.pits, self.territory_mask(!side)) {
             fed = keep(sown, &|t| t.fed);
         }
         let mut singles = fed;
@@ -565,11 +707,9 @@ impl Described {
     /// The legal moves of the side to move, not looking at whether the game is over.
     #[inline(always)]
     fn compute_legal(&self, pos: &DescribedPosition) -> u64 {
-        let r = self.r();
         let plain = !pos.bonus
-            && r.singletons == Singletons::Free
-            && (r.grand_slam != GrandSlam::Forbidden || r.capture_counts == 0)
-            && (!r.must_feed || Self::seeds_in(&pos.pits, self.territory_mask(!pos.side)) != 0);
+            && self.inner.plain
+            && (!self.r().must_feed || Self::any_seeds(&pos.pits, self.territory_mask(!pos.side)));
         if plain { self.sowable(pos, pos.side) } else { self.filters(pos).legal }
     }
 
@@ -650,8 +790,8 @@ impl Described {
             return self.collect(pos);
         }
         if r.empty_row
-            && (Self::seeds_in(&pos.pits, self.territory_mask(Player::South)) == 0
-                || Self::seeds_in(&pos.pits, self.territory_mask(Player::North)) == 0)
+            && (!Self::any_seeds(&pos.pits, self.territory_mask(Player::South))
+                || !Self::any_seeds(&pos.pits, self.territory_mask(Player::North)))
         {
             return self.collect(pos);
         }
@@ -788,6 +928,40 @@ impl Described {
         out.join(", ")
     }
 
+    /// The claimed houses of a set-up position, checked against the `tuzdyk` rule: each in
+    /// the claimer's opponent's row, not its last house, empty (seeds sown there go to the
+    /// owner at once), and the two claims not numbered alike in their rows.
+    fn read_tuzdyk(&self, setup: &Setup) -> Result<ByPlayer<u8>, SetupError> {
+        let t = self.r().territory;
+        let mut out = ByPlayer::new(NOWHERE, NOWHERE);
+        for player in Player::BOTH {
+            let Some(h) = setup.tuzdyk[player] else { continue };
+            let invalid = |why: String| Err(SetupError::Invalid { reason: format!("tuzdyk of {player}: {why}") });
+            let house = usize::from(h);
+            if house >= self.r().pits || self.owner(house) == player {
+                return invalid(format!("house {h} is not a house of {}'s row", !player));
+            }
+            if house - self.base(!player) == t - 1 {
+                return invalid(format!("house {h} is {}'s last house, which cannot be claimed", !player));
+            }
+            if setup.pits[house] != 0 {
+                return invalid(format!(
+                    "house {h} holds {} seeds; a claimed house is always empty",
+                    setup.pits[house]
+                ));
+            }
+            out[player] = h;
+        }
+        if let (Some(s), Some(n)) = (setup.tuzdyk.south, setup.tuzdyk.north)
+            && usize::from(s) - t == usize::from(n)
+        {
+            return Err(SetupError::Invalid {
+                reason: format!("tuzdyk: houses {s} and {n} are numbered alike in their rows; the rule forbids it"),
+            });
+        }
+        Ok(out)
+    }
+
     fn kept_state(&self) -> KeptState {
         let r = self.r();
         KeptState {
@@ -798,8 +972,136 @@ impl Described {
             },
             bonus: r.grand_slam == GrandSlam::ExtraTurn,
             starter: r.seeds_left > 0,
+            tuzdyk: r.tuzdyk,
         }
     }
+}
+
+/// One lap of every sowing, by mover, direction and the slot it starts from: the slots a lap
+/// passes in order (the start last, or not at all under `origin = "skip"`), the houses its
+/// first `k` seeds reach as a mask, and where the mover's store falls in it.
+#[derive(Debug)]
+struct Laps {
+    /// Slots in a lap (the circuit, less the start when it is skipped).
+    len: usize,
+    /// `slots[i * len + k]`: the slot of the lap's `k`-th seed, `i` = (side, direction, start).
+    slots: Vec<u8>,
+    /// `prefix[i * (len + 1) + k]`: the houses the lap's first `k` seeds fall into.
+    prefix: Vec<u64>,
+    /// `store_at[i]`: the index of the mover's store in the lap, `u8::MAX` when it has none.
+    store_at: Vec<u8>,
+}
+
+impl Laps {
+    fn new(rules: &Rules) -> Laps {
+        let skip = rules.origin == Origin::Skip;
+        let n = rules.pits;
+        let circuit_len = circuit(rules, Player::South, false).len();
+        let len = circuit_len - usize::from(skip);
+        let starts = 4 * n;
+        let mut laps = Laps {
+            len,
+            slots: vec![0; starts * len],
+            prefix: vec![0; starts * (len + 1)],
+            store_at: vec![u8::MAX; starts],
+        };
+        for side in Player::BOTH {
+            for (d, clockwise) in [false, true].into_iter().enumerate() {
+                let circuit = circuit(rules, side, clockwise);
+                for (at, &start) in circuit.iter().enumerate() {
+                    if start == STORE {
+                        continue;
+                    }
+                    let i = (side.index() * 2 + d) * n + usize::from(start);
+                    let lap: Vec<u8> = (1..=circuit.len())
+                        .map(|k| circuit[(at + k) % circuit.len()])
+                        .filter(|&slot| !(skip && slot == start))
+                        .collect();
+                    let mut mask = 0u64;
+                    for (k, &slot) in lap.iter().enumerate() {
+                        laps.slots[i * len + k] = slot;
+                        if slot == STORE {
+                            laps.store_at[i] = k as u8;
+                        } else {
+                            mask |= 1 << slot;
+                        }
+                        laps.prefix[i * (len + 1) + k + 1] = mask;
+                    }
+                }
+            }
+        }
+        laps
+    }
+}
+
+/// Adds `n` seeds to every house of `mask`, eight houses a step: no byte can carry into the
+/// next, as no house can hold more than the game's 255 seeds.
+#[inline(always)]
+fn add_seeds(pits: &mut [u8; MAX_PITS], mask: u64, n: u8) {
+    let mut m = mask;
+    while m != 0 {
+        let c = (m.trailing_zeros() as usize) & !7;
+        let add = SPREAD[((m >> c) & 0xff) as usize] & (LOW_BYTES * u64::from(n));
+        let w = word_at(pits, c) + add;
+        pits[c..c + 8].copy_from_slice(&w.to_le_bytes());
+        m &= !(0xffu64 << c);
+    }
+}
+
+/// `SPREAD[bits]`: a byte of ones for each set bit of `bits`, to mask eight houses at once.
+static SPREAD: [u64; 256] = {
+    let mut table = [0u64; 256];
+    let mut bits = 0;
+    while bits < 256 {
+        let mut k = 0;
+        while k < 8 {
+            if bits >> k & 1 == 1 {
+                table[bits] |= 0xff << (8 * k);
+            }
+            k += 1;
+        }
+        bits += 1;
+    }
+    table
+};
+
+const LOW_BYTES: u64 = 0x0101_0101_0101_0101;
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+
+/// Houses `c..c + 8` as one word, house `c` in the low byte (`c` a multiple of 8, so the
+/// eight bytes are always inside the board array).
+#[inline(always)]
+fn word_at(pits: &[u8; MAX_PITS], c: usize) -> u64 {
+    let mut bytes = [0u8; 8];
+    bytes.copy_from_slice(&pits[c..c + 8]);
+    u64::from_le_bytes(bytes)
+}
+
+/// The sum of a word's bytes. Multiplying by `0x0101..01` adds every byte into the top
+/// one; no partial sum carries, because a game holds at most [`super::MAX_SEEDS`] (255) seeds.
+#[inline(always)]
+fn byte_sum(w: u64) -> u32 {
+    (w.wrapping_mul(LOW_BYTES) >> 56) as u32
+}
+
+/// One bit a byte of `w`: set where the byte is at least `min`. Up to a `min` of 128,
+/// `(byte | 0x80) - min` never borrows from the next byte and keeps its top bit exactly when
+/// a byte below 128 reaches `min`; a byte of 128 or more always does. The top bits are then
+/// gathered into the low eight bits by one multiplication.
+#[inline(always)]
+fn at_least(w: u64, min: u8) -> u64 {
+    let top = if min <= 128 {
+        (((w | HIGH_BITS) - LOW_BYTES * u64::from(min)) | w) & HIGH_BITS
+    } else {
+        let mut top = 0u64;
+        for k in 0..8 {
+            if (w >> (8 * k)) as u8 >= min {
+                top |= 0x80 << (8 * k);
+            }
+        }
+        top
+    };
+    ((top >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
 }
 
 /// The slots of `side`'s sowing circuit in sowing order, starting from house 0 of the
@@ -860,6 +1162,7 @@ impl Game for Described {
             bonus: false,
             starter: Player::South,
             status: Status::Ongoing,
+            tuzdyk: ByPlayer::new(NOWHERE, NOWHERE),
         };
         self.arrive(&mut pos, false, true);
         pos
@@ -960,7 +1263,12 @@ impl Game for Described {
             | margin << 23
             | u64::from(pos.since_capture) << 32;
         let h = hash_pits(&pos.pits[..self.r().pits], extra);
-        if self.r().from == SowFrom::Controlled { crate::hash::mix64(h ^ pos.north) } else { h }
+        let h = if self.r().from == SowFrom::Controlled { crate::hash::mix64(h ^ pos.north) } else { h };
+        if self.r().tuzdyk {
+            crate::hash::mix64(h ^ (u64::from(pos.tuzdyk.south) | u64::from(pos.tuzdyk.north) << 8))
+        } else {
+            h
+        }
     }
 
     fn repetition_ends_game(&self) -> bool {
@@ -992,6 +1300,14 @@ impl Game for Described {
         self.r().from == SowFrom::Controlled
     }
 
+    fn claims_houses(&self) -> bool {
+        self.r().tuzdyk
+    }
+
+    fn claimed(&self, pos: &DescribedPosition, pit: usize) -> Option<Player> {
+        Player::BOTH.into_iter().find(|&p| usize::from(pos.tuzdyk[p]) == pit)
+    }
+
     fn endgame_database(&self) -> Result<(), String> {
         let r = self.r();
         if r.score == Score::Board {
@@ -1005,6 +1321,9 @@ impl Game for Described {
         }
         if let CycleDesc::Plies(_) = r.cycle {
             return Err("cycle = plies:N counts plies the board does not show; use repetition".to_string());
+        }
+        if r.tuzdyk {
+            return Err("the tuzdyk rule claims houses, which the board does not show".to_string());
         }
         if r.seeds_left > 0 {
             return Err("end.seeds_left gives the last seeds to the player who began, which the board does not show"
@@ -1097,6 +1416,7 @@ impl Game for Described {
             since_capture: pos.since_capture,
             bonus: pos.bonus,
             starter: pos.starter,
+            tuzdyk: pos.tuzdyk.map(|h| (h != NOWHERE).then_some(h)),
         }
     }
 
@@ -1162,6 +1482,7 @@ impl Game for Described {
                 scores = ByPlayer::new(0, 0);
             }
         }
+        let tuzdyk = self.read_tuzdyk(setup)?;
         let mut pits = [0u8; MAX_PITS];
         pits[..r.pits].copy_from_slice(&setup.pits);
         let mut pos = DescribedPosition {
@@ -1175,6 +1496,7 @@ impl Game for Described {
             bonus: setup.bonus,
             starter: setup.starter,
             status: Status::Ongoing,
+            tuzdyk,
         };
         self.arrive(&mut pos, false, true);
         Ok(pos)
@@ -1238,6 +1560,13 @@ impl Game for Described {
             }
         }
         let _ = writeln!(out, "south  {word} {}{}", totals.south, mark(Player::South));
+        if r.tuzdyk {
+            let claim = |p: Player| match pos.tuzdyk[p] {
+                NOWHERE => "none".to_string(),
+                h => self.house_label(usize::from(h)),
+            };
+            let _ = writeln!(out, "tuzdyk: south {}, north {}", claim(Player::South), claim(Player::North));
+        }
         match pos.status {
             Status::Ongoing if pos.bonus => {
                 let _ = writeln!(out, "ongoing: {} makes the extra move of a grand slam", pos.side);
@@ -1247,5 +1576,41 @@ impl Game for Described {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The eight-houses-at-once sums and comparisons agree with a house-by-house count on
+    /// random boards, masks and thresholds (every threshold, both sides of 128).
+    #[test]
+    fn word_helpers_agree_with_house_by_house() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for round in 0..20_000 {
+            let mut pits = [0u8; MAX_PITS];
+            let mut left = 255u32;
+            for p in pits.iter_mut() {
+                let big = round % 3 == 0;
+                let n = (next() % if big { 200 } else { 9 }) as u32;
+                let n = n.min(left);
+                *p = n as u8;
+                left -= n;
+            }
+            let mask = next() & next();
+            let sum: u32 = (0..MAX_PITS).filter(|&h| mask >> h & 1 == 1).map(|h| u32::from(pits[h])).sum();
+            assert_eq!(Described::seeds_in(&pits, mask), sum);
+            assert_eq!(Described::any_seeds(&pits, mask), sum > 0);
+            let min = (next() % 255 + 1) as u8;
+            let want = (0..MAX_PITS).filter(|&h| mask >> h & 1 == 1 && pits[h] >= min).fold(0u64, |m, h| m | 1 << h);
+            assert_eq!(Described::holding(&pits, mask, min), want, "min {min}");
+        }
     }
 }

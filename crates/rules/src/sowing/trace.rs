@@ -20,6 +20,9 @@ pub enum Step {
     Capture { house: u8, seeds: u8, player: Player },
     /// A house's seeds are taken into the mover's hand and sown on (four-rank capture).
     Take { house: u8, seeds: u8 },
+    /// A house becomes a player's for the rest of the game (the `tuzdyk` special rule):
+    /// every seed sown into it from now on goes to that player.
+    Claim { house: u8, player: Player },
     /// The move is over: the status and the side to move next.
     End {
         #[serde(serialize_with = "status_text")]

@@ -51,6 +51,10 @@ pub struct Args {
     /// Slots of each evaluation cache, as a power of two (16: 65,536 answers).
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(0..=28))]
     cache_log2: u32,
+    /// Play a preset with the sowing engine from its description, with the preset's network,
+    /// to compare the two engines on the same game.
+    #[arg(long)]
+    described: bool,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
@@ -74,14 +78,24 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.threads == 0 || args.parallel_games == 0 || args.games == 0 {
         bail!("--threads, --parallel-games and --games must be at least 1");
     }
-    let game = args.common.game.clone().unwrap_or_else(default_game);
+    let named = args.common.game.clone().unwrap_or_else(default_game);
     // The shipped network is encoded with its own input encoding version (1).
-    let (net, lay, what) = match crate::shipped::shipped_model(&game)? {
-        Some((meta, net)) => (net, layout_for(&game, meta.encoding_version)?, "shipped network"),
+    let (net, lay, what) = match crate::shipped::shipped_model(&named)? {
+        Some((meta, net)) => (net, layout_for(&named, meta.encoding_version)?, "shipped network"),
         None => {
-            let lay = layout(&game);
-            (NetConfig::for_layout(&lay, game.action_space()).init(&Device::flex()), lay, "untrained network")
+            let lay = layout(&named);
+            (NetConfig::for_layout(&lay, named.action_space()).init(&Device::flex()), lay, "untrained network")
         }
+    };
+    let game = if args.described && !matches!(named, AnyGame::Described(_)) {
+        let described = AnyGame::Described(mancala_rules::sowing::Described::new(named.description())?);
+        // The description plays the preset's game: the network reads the same inputs.
+        if layout_for(&described, lay.version)? != lay {
+            bail!("the described {} encodes differently from the preset", named.name());
+        }
+        described
+    } else {
+        named
     };
     let inference = match args.inference {
         Path::Direct => Inference::Direct,
