@@ -83,3 +83,61 @@ fn every_described_game_reads_back_from_its_rules_string() {
         assert_eq!(again.action_space(), game.action_space(), "{name}");
     }
 }
+
+/// Sets up `position` (a position line), plays `mv` and compares the next position line:
+/// moves worked by hand from the rules the sources state (docs/games.md).
+fn worked(game: &str, position: &str, mv: &str, expect: &str) {
+    let g = parse_rules(game).unwrap();
+    let pos = g.from_setup(&position.parse().unwrap()).unwrap_or_else(|e| panic!("{game}: {position}: {e}"));
+    let action = g.parse_move(&pos, mv).unwrap_or_else(|e| panic!("{game}: {mv}: {e}"));
+    let (next, _) = g.play(&pos, action).unwrap();
+    assert_eq!(g.to_setup(&next).to_string(), expect, "{game}: {position}, {mv}");
+}
+
+/// Bohnenspiel: E sows F, a, b; b makes 6, a 4 and F (South's own house) 2: the run takes
+/// all three across the rows and stops at the emptied E.
+#[test]
+fn bohnenspiel_captures_a_run_of_2_4_6_on_either_side() {
+    worked(
+        "bohnenspiel",
+        "south | 14 14 | 4 4 4 4 3 1 3 5 4 4 4 4 | ongoing",
+        "E",
+        "north | 26 14 | 4 4 4 4 0 0 0 0 4 4 4 4 | ongoing | plies=1",
+    );
+}
+
+/// Anywoli: South's last house L sows a and b; a made four on the way goes to North, the
+/// owner of its row; b made four by the last seed goes to South, the mover.
+#[test]
+fn anywoli_gives_fours_to_the_row_owner_and_the_last_four_to_the_mover() {
+    worked(
+        "anywoli",
+        "south | 2 2 | 4 4 4 4 4 4 4 4 4 4 4 2 3 3 4 4 4 4 4 4 4 4 4 4 | ongoing",
+        "L",
+        "north | 6 6 | 4 4 4 4 4 4 4 4 4 4 4 0 0 0 4 4 4 4 4 4 4 4 4 4 | ongoing | plies=1",
+    );
+}
+
+/// Halusa: B sows C and D; D made even (4) is taken with C before it (2); the emptied B
+/// ends the run.
+#[test]
+fn halusa_takes_even_houses_in_ones_own_row() {
+    worked(
+        "halusa",
+        "south | 6 6 | 6 2 1 3 6 6 6 6 6 6 6 6 | ongoing",
+        "B",
+        "north | 12 6 | 6 0 0 0 6 6 6 6 6 6 6 6 | ongoing | plies=1",
+    );
+}
+
+/// Vai Lung Thlan: C sows clockwise into B and A, both empty: the last seed's single in A
+/// is taken, and the single in B behind it.
+#[test]
+fn vai_lung_thlan_takes_the_line_of_single_seeds_behind_the_last() {
+    worked(
+        "vai-lung-thlan",
+        "south | 7 6 | 0 0 2 5 5 5 5 5 5 5 5 5 | ongoing",
+        "C",
+        "north | 9 6 | 0 0 0 5 5 5 5 5 5 5 5 5 | ongoing | plies=1",
+    );
+}
