@@ -29,6 +29,7 @@ pub const GAMES: &[(&str, &str)] = &[
     ("obridje", include_str!("../../../games/obridje.toml")),
     ("sungka", include_str!("../../../games/sungka.toml")),
     ("vai-lung-thlan", include_str!("../../../games/vai-lung-thlan.toml")),
+    ("wari-ashanti", include_str!("../../../games/wari-ashanti.toml")),
 ];
 
 /// The description text of the catalogue game `name` (any case), if there is one.
