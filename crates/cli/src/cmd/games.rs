@@ -28,10 +28,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
     }
     let width = shown.iter().map(|e| e.name.len()).max().unwrap_or(4).max(4);
-    println!("{:<width$}  {:<9}  {:>5}  {:>5}  {:<40}  about", "game", "kind", "board", "seeds", "origin");
+    // Characters, not bytes: origins carry accents (Côte d'Ivoire).
+    let place = shown.iter().map(|e| e.origin.chars().count()).max().unwrap_or(6).max(6);
+    println!("{:<width$}  {:<9}  {:>5}  {:>5}  {:<place$}  about", "game", "kind", "board", "seeds", "origin");
     for e in &shown {
         let board = format!("{}x{}", e.ranks, e.houses);
-        println!("{:<width$}  {:<9}  {board:>5}  {:>5}  {:<40}  {}", e.name, e.kind, e.seeds, e.origin, e.about);
+        println!("{:<width$}  {:<9}  {board:>5}  {:>5}  {:<place$}  {}", e.name, e.kind, e.seeds, e.origin, e.about);
     }
     let described = shown.iter().filter(|e| e.kind == "described").count();
     println!(
