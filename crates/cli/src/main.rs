@@ -36,6 +36,8 @@ enum Command {
     Tablebase(cmd::tablebase::Args),
     /// Write a run's best model as one self-describing file.
     Export(cmd::export::Args),
+    /// List the games `--game NAME` takes: presets and the described catalogue.
+    Games(cmd::games::Args),
     /// Draw a run's Elo and loss curves to a PNG.
     Plot(cmd::plot::Args),
     /// Play and analyse in a browser: serve the page and its JSON API.
@@ -55,6 +57,7 @@ fn main() {
         Command::Bench(a) => cmd::bench::run(a),
         Command::Tablebase(a) => cmd::tablebase::run(a),
         Command::Export(a) => cmd::export::run(a),
+        Command::Games(a) => cmd::games::run(a),
         Command::Plot(a) => cmd::plot::run(a),
         Command::Serve(a) => cmd::serve::run(a),
     };

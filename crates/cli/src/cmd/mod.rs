@@ -5,6 +5,7 @@ pub mod bench;
 pub mod calibrate;
 pub mod engine;
 pub mod export;
+pub mod games;
 pub mod play;
 pub mod plot;
 pub mod serve;
