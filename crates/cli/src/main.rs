@@ -38,6 +38,9 @@ enum Command {
     Export(cmd::export::Args),
     /// List the games `--game NAME` takes: presets and the described catalogue.
     Games(cmd::games::Args),
+    /// Balance report of a game: first-player wins, game length, single moves and scores
+    /// against the references, measured with a trained player.
+    Report(cmd::report::Args),
     /// Draw a run's Elo and loss curves to a PNG.
     Plot(cmd::plot::Args),
     /// Play and analyse in a browser: serve the page and its JSON API.
@@ -58,6 +61,7 @@ fn main() {
         Command::Tablebase(a) => cmd::tablebase::run(a),
         Command::Export(a) => cmd::export::run(a),
         Command::Games(a) => cmd::games::run(a),
+        Command::Report(a) => cmd::report::run(a),
         Command::Plot(a) => cmd::plot::run(a),
         Command::Serve(a) => cmd::serve::run(a),
     };

@@ -8,6 +8,7 @@ pub mod export;
 pub mod games;
 pub mod play;
 pub mod plot;
+pub mod report;
 pub mod serve;
 pub mod status;
 pub mod tablebase;
