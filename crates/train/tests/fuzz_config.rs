@@ -48,93 +48,10 @@ const PIECES: &[&str] = &[
     "é",
 ];
 
-/// One change to a text.
-#[derive(Clone, Debug)]
-enum TextEdit {
-    /// Put a piece at a char position.
-    Insert(usize, usize),
-    /// Replace the char at a position by a piece.
-    Replace(usize, usize),
-    /// Remove a run of chars.
-    Remove(usize, usize),
-    /// Duplicate a whitespace-separated token.
-    Repeat(usize),
-    /// Replace a number by another.
-    Number(usize, u64),
-}
-
-fn text_edit() -> impl Strategy<Value = TextEdit> {
-    let piece = 0..PIECES.len();
-    prop_oneof![
-        3 => (any::<usize>(), piece.clone()).prop_map(|(a, p)| TextEdit::Insert(a, p)),
-        3 => (any::<usize>(), piece).prop_map(|(a, p)| TextEdit::Replace(a, p)),
-        2 => (any::<usize>(), 1..6usize).prop_map(|(a, n)| TextEdit::Remove(a, n)),
-        1 => any::<usize>().prop_map(TextEdit::Repeat),
-        3 => (any::<usize>(), prop_oneof![0..300u64, Just(u16::MAX as u64), Just(u16::MAX as u64 + 1), Just(u64::MAX)])
-            .prop_map(|(a, n)| TextEdit::Number(a, n)),
-    ]
-}
-
-fn apply_text(text: &str, edits: &[TextEdit]) -> String {
-    let mut chars: Vec<char> = text.chars().collect();
-    for e in edits {
-        let at = |k: usize, len: usize| if len == 0 { 0 } else { k % len };
-        match e {
-            TextEdit::Insert(k, p) => {
-                let i = at(*k, chars.len() + 1);
-                chars.splice(i..i, PIECES[*p].chars());
-            }
-            TextEdit::Replace(k, p) if !chars.is_empty() => {
-                let i = at(*k, chars.len());
-                chars.splice(i..i + 1, PIECES[*p].chars());
-            }
-            TextEdit::Remove(k, n) if !chars.is_empty() => {
-                let i = at(*k, chars.len());
-                chars.drain(i..(i + n).min(chars.len()));
-            }
-            TextEdit::Repeat(k) => {
-                let s: String = chars.iter().collect();
-                let tokens: Vec<&str> = s.split(' ').collect();
-                let i = at(*k, tokens.len());
-                let mut out = tokens.clone();
-                out.insert(i, tokens[i]);
-                chars = out.join(" ").chars().collect();
-            }
-            TextEdit::Number(k, n) => {
-                // The k-th run of digits becomes n.
-                let s: String = chars.iter().collect();
-                let runs: Vec<(usize, usize)> = digit_runs(&chars);
-                if !runs.is_empty() {
-                    let (a, b) = runs[at(*k, runs.len())];
-                    let mut out: Vec<char> = s.chars().collect();
-                    out.splice(a..b, n.to_string().chars());
-                    chars = out;
-                }
-            }
-            _ => {}
-        }
-    }
-    chars.into_iter().collect()
-}
-
-fn digit_runs(chars: &[char]) -> Vec<(usize, usize)> {
-    let mut runs = Vec::new();
-    let mut start = None;
-    for (i, c) in chars.iter().enumerate() {
-        match (c.is_ascii_digit(), start) {
-            (true, None) => start = Some(i),
-            (false, Some(a)) => {
-                runs.push((a, i));
-                start = None;
-            }
-            _ => {}
-        }
-    }
-    if let Some(a) = start {
-        runs.push((a, chars.len()));
-    }
-    runs
-}
+// The text mutations every fuzz test of bad input shares.
+#[path = "../../rules/tests/support/text_edit.rs"]
+mod text_edit;
+use text_edit::{apply_text, text_edit};
 
 /// A config that parses gives everything the roles build from it.
 fn use_config(text: &str) {
@@ -188,9 +105,9 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(1000))]
 
     #[test]
-    fn a_changed_shipped_config_is_refused_or_usable(which in 0..SHIPPED.len(), edits in proptest::collection::vec(text_edit(), 1..4)) {
+    fn a_changed_shipped_config_is_refused_or_usable(which in 0..SHIPPED.len(), edits in proptest::collection::vec(text_edit(PIECES.len()), 1..4)) {
         let text = RunConfig::shipped(SHIPPED[which]).unwrap();
-        use_config(&apply_text(text, &edits));
+        use_config(&apply_text(text, &edits, PIECES));
     }
 
     #[test]
