@@ -150,7 +150,8 @@ impl PyGame {
 
     /// The position a position line describes (as `State.position_line()` writes it), with
     /// no history before it.
-    fn from_line(&self, line: &str) -> PyResult<PyState> {
+    #[pyo3(name = "from_line")]
+    fn state_from_line(&self, line: &str) -> PyResult<PyState> {
         PyState::read_line(&self.rules, line)
     }
 
