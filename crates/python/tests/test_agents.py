@@ -80,3 +80,20 @@ def test_arena_report():
     again = mz.arena("greedy", "random", "kalah", games=8, seed=2, threads=1)
     assert [r["moves"] for r in again["records"]] == [r["moves"] for r in report["records"]]
     assert np.isfinite(report["elo_low"]) or report["wins"] in (0, 8)
+
+
+def test_searches_in_python_threads_give_the_sequential_answers():
+    """Searches run with the interpreter detached: threads overlap and still agree."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    game = mz.Game("oware")
+    state = game.start()
+    state.apply("C")
+
+    def search(seed):
+        return mz.Agent("mcts:sims=200", game, seed=seed).analyze(state)["visits"].tolist()
+
+    alone = [search(s) for s in range(4)]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(search, range(4)))
+    assert together == alone

@@ -1,6 +1,6 @@
 """A Gymnasium environment: one player of a mancala-zero game against an agent.
 
->>> import gymnasium as gym
+>>> import numpy as np
 >>> from mancala_zero.gymnasium import MancalaEnv
 >>> env = MancalaEnv("oware", opponent="greedy")
 >>> obs, info = env.reset(seed=7)
