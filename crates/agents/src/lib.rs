@@ -31,6 +31,7 @@
 mod error;
 mod files;
 mod player;
+mod shipped;
 mod spec;
 
 use mancala_mcts::Agent;
@@ -42,6 +43,7 @@ pub use error::{FileError, PlayerError, SpecError};
 pub use files::{cached_model, cached_tablebase, model_evaluator};
 pub use mancala_mcts::MAX_SIMULATIONS;
 pub use player::{Guide, MAX_THREADS, Player, PlayerSettings, build_player};
+pub use shipped::{shipped_model, shipped_presets};
 pub use spec::{
     ALPHABETA_DEPTH, AgentKind, AgentSpec, MAX_NET_GATHER, MCTS_C_PUCT, MCTS_SIMULATIONS, NET_GATHER, NET_MINIMAX,
     NET_PICK, NET_REUSE, NET_SIMULATIONS, NET_SOLVER, PERFECT_DEPTH,

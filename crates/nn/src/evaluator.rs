@@ -185,28 +185,49 @@ fn write_outputs<G: Game>(
     *value = if margin_utility == 0.0 { result } else { utility(result, margin_from_head(&w[3..]), margin_utility) };
 }
 
-impl<G: Game> Evaluator<G> for NeuralEvaluator<G> {
-    fn evaluate(&mut self, game: &G, positions: &[G::Position], policies: &mut [f32], values: &mut [f32]) {
+impl<G: Game> NeuralEvaluator<G> {
+    /// As [`Evaluator::evaluate`], and also the margin head's prediction for the mover (the
+    /// final seed margin as a share of all the game's seeds, in [-1, 1]) into `margins[i]`:
+    /// for callers that show or train on the network's outputs rather than search with them.
+    pub fn evaluate_with_margins(
+        &mut self,
+        game: &G,
+        positions: &[G::Position],
+        policies: &mut [f32],
+        values: &mut [f32],
+        margins: &mut [f32],
+    ) {
+        self.run(game, positions, policies, values, Some(margins));
+    }
+
+    fn run(
+        &mut self,
+        game: &G,
+        positions: &[G::Position],
+        policies: &mut [f32],
+        values: &mut [f32],
+        mut margins: Option<&mut [f32]>,
+    ) {
         let n = positions.len();
         if n == 0 {
             return;
         }
         let a = game.action_space();
         encode_batch(game, &self.layout, positions, &mut self.inputs);
+        let margin_utility = self.margin_utility;
+        let mut write = |i: usize, pos: &G::Position, row: &[f32]| {
+            write_outputs(game, pos, row, margin_utility, &mut policies[i * a..(i + 1) * a], &mut values[i]);
+            if let Some(margins) = margins.as_deref_mut() {
+                margins[i] = margin_from_head(&row[a + 3..]);
+            }
+        };
         if let Some(cpu) = &mut self.cpu
             && cpu.takes(n)
         {
             let stride = cpu.row_stride();
             let out = cpu.forward(&self.inputs, n);
             for (i, (pos, row)) in positions.iter().zip(out.chunks_exact(stride)).enumerate() {
-                write_outputs(
-                    game,
-                    pos,
-                    &row[..self.outputs],
-                    self.margin_utility,
-                    &mut policies[i * a..(i + 1) * a],
-                    &mut values[i],
-                );
+                write(i, pos, &row[..self.outputs]);
             }
             return;
         }
@@ -215,7 +236,13 @@ impl<G: Game> Evaluator<G> for NeuralEvaluator<G> {
         let out = self.heads.forward(features).into_data();
         let out: &[f32] = out.as_slice().expect("network outputs are f32");
         for (i, (pos, row)) in positions.iter().zip(out.chunks_exact(self.outputs)).enumerate() {
-            write_outputs(game, pos, row, self.margin_utility, &mut policies[i * a..(i + 1) * a], &mut values[i]);
+            write(i, pos, row);
         }
+    }
+}
+
+impl<G: Game> Evaluator<G> for NeuralEvaluator<G> {
+    fn evaluate(&mut self, game: &G, positions: &[G::Position], policies: &mut [f32], values: &mut [f32]) {
+        self.run(game, positions, policies, values, None);
     }
 }
