@@ -173,3 +173,27 @@ fn cross_seed_without_a_cross_capture_is_refused() {
     let err = mancala_rules::sowing::Description::from_toml(text).unwrap_err().to_string();
     assert!(err.contains("capture.cross_seed"), "{err}");
 }
+
+/// French Wari (`cross_from = "any"`): E sows F and a; the last seed in North's empty a
+/// takes South's own F opposite (5 after the sowing) and stays in a.
+#[test]
+fn french_wari_captures_from_an_empty_house_on_either_side() {
+    worked(
+        "french-wari",
+        "south | 3 3 | 4 4 4 4 2 4 0 4 4 4 4 4 | ongoing",
+        "E",
+        "north | 8 3 | 4 4 4 4 0 0 1 4 4 4 4 4 | ongoing | plies=1",
+    );
+}
+
+/// Chonka (`cross_from = "any"`, the seed taken): F sows G, South's store and North's
+/// empty a; the last seed takes itself and South's own G opposite (8 after the sowing).
+#[test]
+fn chonka_takes_the_seed_and_the_house_opposite_on_either_side() {
+    worked(
+        "chonka",
+        "south | 6 5 | 7 7 7 7 7 3 7 0 7 7 7 7 7 7 | ongoing",
+        "F",
+        "north | 16 5 | 7 7 7 7 7 0 0 0 7 7 7 7 7 7 | ongoing | plies=1",
+    );
+}

@@ -18,8 +18,8 @@ use crate::player::{ByPlayer, Player};
 use crate::setup::{KeptState, Setup};
 
 use super::description::{
-    CaptureFrom, CaptureOn, Cross, CrossSeed, CycleDesc, Description, Direction, GrandSlam, MAX_PITS, NoMove, Origin,
-    Rules, Score, Singletons, SowFrom, SowingTo,
+    CaptureFrom, CaptureOn, Cross, CrossFrom, CrossSeed, CycleDesc, Description, Direction, GrandSlam, MAX_PITS,
+    NoMove, Origin, Rules, Score, Singletons, SowFrom, SowingTo,
 };
 use super::trace::{Step, Trace};
 
@@ -532,7 +532,7 @@ impl Described {
             out.opponent_after_sowing = Self::seeds_in(&pos.pits, opp_mask);
             return out;
         }
-        if r.cross != Cross::None && self.owner(h) == side && count == 1 {
+        if r.cross != Cross::None && (r.cross_from == CrossFrom::Any || self.owner(h) == side) && count == 1 {
             let o = usize::from(self.inner.opposite[h]);
             if pos.pits[o] > 0 || r.cross == Cross::Always {
                 // Some games leave the capturing seed in its house (`cross_seed = "left"`).
