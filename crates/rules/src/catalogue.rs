@@ -24,6 +24,7 @@ pub const GAMES: &[(&str, &str)] = &[
     ("halusa", include_str!("../../../games/halusa.toml")),
     ("hus", include_str!("../../../games/hus.toml")),
     ("hus-damara", include_str!("../../../games/hus-damara.toml")),
+    ("jodu", include_str!("../../../games/jodu.toml")),
     ("khrour", include_str!("../../../games/khrour.toml")),
     ("khrour-6", include_str!("../../../games/khrour-6.toml")),
     ("kpo", include_str!("../../../games/kpo.toml")),
