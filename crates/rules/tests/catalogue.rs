@@ -141,3 +141,59 @@ fn vai_lung_thlan_takes_the_line_of_single_seeds_behind_the_last() {
         "north | 9 6 | 0 0 0 5 5 5 5 5 5 5 5 5 | ongoing | plies=1",
     );
 }
+
+/// Yovodji (`cross_seed = "left"`): B sows C and D; the last seed in South's empty D takes
+/// the 4 of c opposite and stays in D.
+#[test]
+fn yovodji_takes_the_opposite_house_and_leaves_the_capturing_seed() {
+    worked(
+        "yovodji",
+        "south | 3 3 | 4 2 4 0 4 4 4 4 4 4 4 4 | ongoing",
+        "B",
+        "north | 7 3 | 4 0 5 1 4 4 4 4 0 4 4 4 | ongoing | plies=1",
+    );
+}
+
+/// Ayoayo plays the same sowing with the default `cross_seed = "taken"`: D is emptied too.
+#[test]
+fn ayoayo_takes_the_capturing_seed_with_the_opposite_house() {
+    worked(
+        "ayoayo",
+        "south | 3 3 | 4 2 4 0 4 4 4 4 4 4 4 4 | ongoing",
+        "B",
+        "north | 8 3 | 4 0 5 0 4 4 4 4 0 4 4 4 | ongoing | plies=1",
+    );
+}
+
+/// `cross_seed` says what a cross capture leaves: without a cross capture it is refused,
+/// naming the key.
+#[test]
+fn cross_seed_without_a_cross_capture_is_refused() {
+    let text = "format = 1\nname = \"x\"\n[board]\nhouses = 6\nseeds = 4\n[end]\nmax_plies = 100\n[capture]\ncounts = [2, 3]\ncross_seed = \"left\"\n";
+    let err = mancala_rules::sowing::Description::from_toml(text).unwrap_err().to_string();
+    assert!(err.contains("capture.cross_seed"), "{err}");
+}
+
+/// French Wari (`cross_from = "any"`): E sows F and a; the last seed in North's empty a
+/// takes South's own F opposite (5 after the sowing) and stays in a.
+#[test]
+fn french_wari_captures_from_an_empty_house_on_either_side() {
+    worked(
+        "french-wari",
+        "south | 3 3 | 4 4 4 4 2 4 0 4 4 4 4 4 | ongoing",
+        "E",
+        "north | 8 3 | 4 4 4 4 0 0 1 4 4 4 4 4 | ongoing | plies=1",
+    );
+}
+
+/// Chonka (`cross_from = "any"`, the seed taken): F sows G, South's store and North's
+/// empty a; the last seed takes itself and South's own G opposite (8 after the sowing).
+#[test]
+fn chonka_takes_the_seed_and_the_house_opposite_on_either_side() {
+    worked(
+        "chonka",
+        "south | 6 5 | 7 7 7 7 7 3 7 0 7 7 7 7 7 7 | ongoing",
+        "F",
+        "north | 16 5 | 7 7 7 7 7 0 0 0 7 7 7 7 7 7 | ongoing | plies=1",
+    );
+}

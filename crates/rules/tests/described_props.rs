@@ -3,8 +3,8 @@
 //! and every other action refused with a reason, position lines read back, every game ends.
 
 use mancala_rules::sowing::{
-    BoardDesc, CaptureDesc, CaptureFrom, CaptureOn, Cross, CycleDesc, Described, Description, Direction, EndDesc,
-    FORMAT, GrandSlam, MoveDesc, NoMove, Origin, Score, Singletons, SowFrom, SowingDesc, SowingTo,
+    BoardDesc, CaptureDesc, CaptureFrom, CaptureOn, Cross, CrossFrom, CrossSeed, CycleDesc, Described, Description,
+    Direction, EndDesc, FORMAT, GrandSlam, MoveDesc, NoMove, Origin, Score, Singletons, SowFrom, SowingDesc, SowingTo,
 };
 use mancala_rules::{Game, Line};
 use proptest::prelude::*;
@@ -38,6 +38,7 @@ prop_compose! {
         capture_from in pick(&[CaptureFrom::Opponent, CaptureFrom::Own, CaptureFrom::Any]),
         sowing_to in pick(&[SowingTo::Controller, SowingTo::Mover]),
         cross in pick(&[Cross::None, Cross::Occupied, Cross::Always]), four_rank in any::<bool>(),
+        cross_seed in pick(&[CrossSeed::Taken, CrossSeed::Left]), cross_from in pick(&[CrossFrom::Own, CrossFrom::Any]),
         grand_slam in pick(&[GrandSlam::CaptureAll, GrandSlam::NoCapture, GrandSlam::Forbidden, GrandSlam::ExtraTurn]),
         majority in any::<bool>(), no_move in pick(&[NoMove::OwnersTake, NoMove::NotScored, NoMove::OpponentTakes, NoMove::MoverLoses]),
         empty_row in any::<bool>(), seeds_left in pick(&[0u8, 0, 2]),
@@ -72,6 +73,9 @@ prop_compose! {
                 on: if on == CaptureOn::Sowing && !can_count { CaptureOn::Last } else { on },
                 from: capture_from, sowing_to,
                 cross: if four || !captures { Cross::None } else { cross }, four_rank: four && four_rank, grand_slam,
+                // Said only of a cross capture (refused without one).
+                cross_seed: if four || !captures || cross == Cross::None { CrossSeed::Taken } else { cross_seed },
+                cross_from: if four || !captures || cross == Cross::None { CrossFrom::Own } else { cross_from },
             },
             // A ply cap wherever seeds can circulate: a repetition alone ends such a game only
             // after more plies than a test can wait for.

@@ -185,6 +185,14 @@ pub struct CaptureDesc {
     /// `none`, `occupied` (only when it holds seeds) or `always`.
     #[serde(default)]
     pub cross: Cross,
+    /// What becomes of the seed that makes a cross capture: `taken` with the opposite house
+    /// (Kalah, Congkak) or `left` in its house (J'odu, Foji, Galatjang).
+    #[serde(default, skip_serializing_if = "CrossSeed::is_taken")]
+    pub cross_seed: CrossSeed,
+    /// Where the last seed's empty house may be for a cross capture: `own` row (Kalah) or
+    /// `any` row (French Wari, Chonka: ending in the opponent's row takes one's own house).
+    #[serde(default, skip_serializing_if = "CrossFrom::is_own")]
+    pub cross_from: CrossFrom,
     /// Four-rank capture (Owela): a last seed in one's own inner house that held seeds takes
     /// the opponent's two houses of that column when both hold seeds, and sows them on.
     #[serde(default)]
@@ -206,6 +214,8 @@ impl Default for CaptureDesc {
             from: CaptureFrom::Opponent,
             sowing_to: SowingTo::Controller,
             cross: Cross::None,
+            cross_seed: CrossSeed::Taken,
+            cross_from: CrossFrom::Own,
             four_rank: false,
             grand_slam: GrandSlam::CaptureAll,
         }
@@ -309,6 +319,30 @@ choice!(
     Cross { #[default] None = "none", Occupied = "occupied", Always = "always" }
 );
 choice!(
+    /// `[capture] cross_seed`.
+    CrossSeed { #[default] Taken = "taken", Left = "left" }
+);
+
+choice!(
+    /// `[capture] cross_from`.
+    CrossFrom { #[default] Own = "own", Any = "any" }
+);
+
+impl CrossFrom {
+    /// Whether the key keeps its default (left out of a written description, as `cross_seed`).
+    fn is_own(&self) -> bool {
+        *self == CrossFrom::Own
+    }
+}
+
+impl CrossSeed {
+    /// Whether the key keeps its default (it is then left out of a written description, so
+    /// the canonical rules of every game written before the key stay as they were).
+    fn is_taken(&self) -> bool {
+        *self == CrossSeed::Taken
+    }
+}
+choice!(
     /// `[capture] grand_slam`.
     GrandSlam { #[default] CaptureAll = "capture-all", NoCapture = "no-capture", Forbidden = "forbidden", ExtraTurn = "extra-turn" }
 );
@@ -398,6 +432,8 @@ pub struct Rules {
     pub capture_from: CaptureFrom,
     pub sowing_to: SowingTo,
     pub cross: Cross,
+    pub cross_seed: CrossSeed,
+    pub cross_from: CrossFrom,
     pub four_rank: bool,
     pub grand_slam: GrandSlam,
     pub majority: bool,
@@ -586,6 +622,12 @@ impl Description {
         if capture.on == CaptureOn::Sowing && capture_counts == 0 {
             return Err(bad("capture.on", "capturing during the sowing needs capture.counts"));
         }
+        if capture.cross == Cross::None && capture.cross_seed != CrossSeed::Taken {
+            return Err(bad("capture.cross_seed", "says what a cross capture leaves, but capture.cross is \"none\""));
+        }
+        if capture.cross == Cross::None && capture.cross_from != CrossFrom::Own {
+            return Err(bad("capture.cross_from", "says where a cross capture is made, but capture.cross is \"none\""));
+        }
         if capture.cross != Cross::None && ranks != 2 {
             return Err(bad("capture.cross", "a cross capture takes the opposite house of a two-rank board"));
         }
@@ -669,6 +711,8 @@ impl Description {
             capture_from: capture.from,
             sowing_to: capture.sowing_to,
             cross: capture.cross,
+            cross_seed: capture.cross_seed,
+            cross_from: capture.cross_from,
             four_rank: capture.four_rank,
             grand_slam: capture.grand_slam,
             majority: end.majority,

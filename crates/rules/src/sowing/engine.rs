@@ -18,8 +18,8 @@ use crate::player::{ByPlayer, Player};
 use crate::setup::{KeptState, Setup};
 
 use super::description::{
-    CaptureFrom, CaptureOn, Cross, CycleDesc, Description, Direction, GrandSlam, MAX_PITS, NoMove, Origin, Rules,
-    Score, Singletons, SowFrom, SowingTo,
+    CaptureFrom, CaptureOn, Cross, CrossFrom, CrossSeed, CycleDesc, Description, Direction, GrandSlam, MAX_PITS,
+    NoMove, Origin, Rules, Score, Singletons, SowFrom, SowingTo,
 };
 use super::trace::{Step, Trace};
 
@@ -532,16 +532,22 @@ impl Described {
             out.opponent_after_sowing = Self::seeds_in(&pos.pits, opp_mask);
             return out;
         }
-        if r.cross != Cross::None && self.owner(h) == side && count == 1 {
+        if r.cross != Cross::None && (r.cross_from == CrossFrom::Any || self.owner(h) == side) && count == 1 {
             let o = usize::from(self.inner.opposite[h]);
             if pos.pits[o] > 0 || r.cross == Cross::Always {
-                let n = u16::from(pos.pits[o]) + 1;
+                // Some games leave the capturing seed in its house (`cross_seed = "left"`).
+                let seed_taken = r.cross_seed == CrossSeed::Taken;
+                let n = u16::from(pos.pits[o]) + u16::from(seed_taken);
                 if let Some(t) = trace {
                     t.push(Step::Capture { house: o as u8, seeds: pos.pits[o], player: side });
-                    t.push(Step::Capture { house: at, seeds: 1, player: side });
+                    if seed_taken {
+                        t.push(Step::Capture { house: at, seeds: 1, player: side });
+                    }
                 }
                 pos.pits[o] = 0;
-                pos.pits[h] = 0;
+                if seed_taken {
+                    pos.pits[h] = 0;
+                }
                 pos.scores[side] += n;
                 out.scored += n;
             }
