@@ -443,8 +443,8 @@ mod tests {
     #[test]
     fn the_largest_layer_sums_without_overflow() {
         let (k, cols) = (MAX_INPUTS, 16);
-        let q = pairs(&vec![255u8; k]);
-        let w = PackedWeights::new(&vec![-2047i16; k * cols], k, cols);
+        let q = pairs(&[255u8; MAX_INPUTS]);
+        let w = PackedWeights::new(&[-2047i16; MAX_INPUTS * 16], k, cols);
         for path in Int8Path::available() {
             let mut acc = vec![0; cols];
             gemm(path, &q, 1, &w, &mut acc);
