@@ -215,7 +215,7 @@ fn finish_scalar(
         for (((o, &a), &s), &b) in out.iter_mut().zip(acc).zip(scale).zip(bias) {
             let mut y = a as f32 * (sx * s) + b;
             if add {
-                y = *o + y;
+                y += *o;
             }
             *o = if y > 0.0 { y } else { 0.0 };
         }
