@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use burn::prelude::Device;
 use mancala_mcts::{Agent, Evaluator, FinalPick, MAX_SIMULATIONS, RolloutEvaluator, SearchAgent, SearchConfig};
-use mancala_nn::{ModelMeta, Net, NeuralEvaluator, layout_for};
+use mancala_nn::{ModelMeta, Net, NeuralEvaluator, Precision, layout_for};
 use mancala_rules::{Action, Game, Line};
 use mancala_tablebase::{Tablebase, TablebaseEvaluator};
 
@@ -92,6 +92,8 @@ pub struct PlayerSettings {
     /// Weight of the seed margin in the value searched; `None`: the model's own (0 for
     /// rollouts).
     pub margin: Option<f32>,
+    /// The arithmetic a network runs in on the CPU (rollouts ignore it).
+    pub precision: Precision,
 }
 
 impl PlayerSettings {
@@ -109,6 +111,7 @@ impl PlayerSettings {
             solver: NET_SOLVER,
             minimax: NET_MINIMAX,
             margin: None,
+            precision: Precision::Fp32,
         }
     }
 
@@ -126,6 +129,7 @@ impl PlayerSettings {
             solver: false,
             minimax: 0.0,
             margin: None,
+            precision: Precision::Fp32,
         }
     }
 
@@ -226,7 +230,7 @@ pub fn build_player<G: Game>(
         return Err(PlayerError::Margin { asked: margin });
     }
     let evaluators = (0..settings.threads)
-        .map(|k| evaluator(game, guide, tablebase, margin, seed, k))
+        .map(|k| evaluator(game, guide, tablebase, margin, settings.precision, seed, k))
         .collect::<Result<Vec<_>, _>>()?;
     let config = SearchConfig {
         simulations: settings.simulations,
@@ -250,6 +254,7 @@ fn evaluator<G: Game>(
     guide: &Guide,
     tablebase: Option<&Arc<Tablebase>>,
     margin: f32,
+    precision: Precision,
     seed: u64,
     k: usize,
 ) -> Result<Box<dyn Evaluator<G>>, PlayerError> {
@@ -268,6 +273,7 @@ fn evaluator<G: Game>(
                 .map_err(|e| PlayerError::Model { model: name.clone(), source: Box::new(e.into()) })?;
             Box::new(
                 NeuralEvaluator::with_layout(game, layout, (**net).clone(), Device::flex())
+                    .with_precision(precision)
                     .with_margin_utility(margin)
                     .cached(CACHE_BITS),
             )

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use mancala_mcts::alphabeta::Limit;
 use mancala_mcts::{FinalPick, MAX_SIMULATIONS};
+use mancala_nn::Precision;
 
 use crate::error::SpecError;
 use crate::player::{MAX_THREADS, PlayerSettings};
@@ -53,7 +54,7 @@ pub enum AgentKind {
     /// searched with [`PlayerSettings::rollouts`] changed by the parameters. `solver=true`
     /// backs up proven values from finished games in the tree (off by default: the yardstick).
     Mcts { search: PlayerSettings },
-    /// `net:FILE[,sims=N][,ms=T][,threads=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B][,minimax=W][,solver=B]`:
+    /// `net:FILE[,sims=N][,ms=T][,threads=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B][,minimax=W][,solver=B][,precision=P]`:
     /// a trained model guiding MCTS ([`PlayerSettings::network`] changed by the parameters),
     /// with exact values from an endgame database at the leaves inside it when `tb` is given.
     /// `sims` is the simulations a move; `ms` a time a move instead (with `sims` too, whichever
@@ -68,7 +69,9 @@ pub enum AgentKind {
     /// whether a search keeps the subtree of the moves played since the agent's last search.
     /// `solver` (by default [`NET_SOLVER`]): whether the search backs up proven values from
     /// finished games in its tree. `minimax` (0 to 1, by default [`NET_MINIMAX`]): the weight
-    /// of the minimax of the search's evaluations beside their mean.
+    /// of the minimax of the search's evaluations beside their mean. `precision` (`fp32`, the
+    /// default, `int8` or `auto`): the arithmetic of the network on the CPU (see
+    /// [`mancala_nn::Precision`]).
     Net { model: PathBuf, tablebase: Option<PathBuf>, search: PlayerSettings },
     /// `perfect:db=FILE[,depth=D|ms=M]`: the database's best moves inside it, alpha-beta
     /// outside it.
@@ -221,6 +224,14 @@ impl<'a> Params<'a> {
         Ok(Some(weight))
     }
 
+    /// `precision=P`: `fp32` (without the key), `int8` or `auto`.
+    fn precision(&self) -> Result<Precision, SpecError> {
+        match self.get("precision") {
+            None => Ok(Precision::Fp32),
+            Some(text) => text.parse().map_err(|_| self.bad("precision", "fp32, int8 or auto")),
+        }
+    }
+
     /// `pick=P`, [`NET_PICK`] without the key.
     fn pick(&self) -> Result<FinalPick, SpecError> {
         match self.get("pick") {
@@ -246,7 +257,7 @@ fn allowed_list(kind: &str) -> &'static str {
     match kind {
         "alphabeta" => "depth, ms",
         "mcts" => "sims, ms, threads, cpuct, solver",
-        "net" => "sims, ms, threads, tb, margin, cpuct, gather, pick, reuse, solver, minimax",
+        "net" => "sims, ms, threads, tb, margin, cpuct, gather, pick, reuse, solver, minimax, precision",
         "perfect" => "db, depth, ms",
         _ => "none",
     }
@@ -300,9 +311,9 @@ impl AgentSpec {
 const MCTS_KEYS: &[&str] = &["sims", "ms", "threads", "cpuct", "solver"];
 /// The keys `net` takes after its model file.
 const NET_KEYS: &[&str] =
-    &["sims", "ms", "threads", "tb", "margin", "cpuct", "gather", "pick", "reuse", "solver", "minimax"];
+    &["sims", "ms", "threads", "tb", "margin", "cpuct", "gather", "pick", "reuse", "solver", "minimax", "precision"];
 /// The form of a `net` spec, for the message when its model file is missing.
-const NET_FORM: &str = "net:FILE[,sims=N][,ms=T][,threads=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B][,minimax=W][,solver=B]";
+const NET_FORM: &str = "net:FILE[,sims=N][,ms=T][,threads=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B][,minimax=W][,solver=B][,precision=P]";
 
 /// `mcts:...`: the rollout settings changed by the parameters.
 fn parse_mcts<'a>(spec: &'a str, pieces: impl Iterator<Item = &'a str>) -> Result<AgentKind, SpecError> {
@@ -322,6 +333,7 @@ fn parse_net<'a>(spec: &'a str, mut pieces: impl Iterator<Item = &'a str>) -> Re
     search.pick = p.pick()?;
     search.reuse = p.boolean("reuse", NET_REUSE)?;
     search.minimax = p.bounded("minimax", NET_MINIMAX, 0.0, 1.0, "a number from 0 to 1")?;
+    search.precision = p.precision()?;
     Ok(AgentKind::Net { model: PathBuf::from(model), tablebase: p.get("tb").map(PathBuf::from), search })
 }
 

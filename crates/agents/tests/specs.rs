@@ -11,7 +11,7 @@ use mancala_agents::{
 };
 use mancala_mcts::FinalPick;
 use mancala_mcts::alphabeta::Limit;
-use mancala_nn::{ModelMeta, NetConfig, NnError, layout, save_model};
+use mancala_nn::{ModelMeta, NetConfig, NnError, Precision, layout, save_model};
 use mancala_rules::{AnyGame, Game, Line, parse_rules};
 use mancala_tablebase::Tablebase;
 
@@ -51,6 +51,7 @@ fn every_kind_parses_and_plays_a_legal_move_in_oware_and_kalah() {
             format!("net:{model},sims=8"),
             format!("net:{model},sims=8,tb={db}"),
             format!("net:{model},sims=8,tb={db},margin=0.3"),
+            format!("net:{model},sims=8,precision=int8"),
             format!("perfect:db={db},depth=2"),
         ];
         for text in &specs {
@@ -166,6 +167,10 @@ fn specs_parse_into_typed_kinds_with_their_defaults() {
     assert!(!searched("net:a.mzm,sims=800,solver=false").solver);
     assert_eq!(searched("net:a.mzm,minimax=0").minimax, 0.0);
     assert_eq!(searched("net:a.mzm,minimax=1").minimax, 1.0);
+    assert_eq!(searched("net:a.mzm").precision, Precision::Fp32);
+    assert_eq!(searched("net:a.mzm,precision=int8").precision, Precision::Int8);
+    assert_eq!(searched("net:a.mzm,sims=50,precision=auto").precision, Precision::Auto);
+    assert_eq!(searched("net:a.mzm,precision=fp32").precision, Precision::Fp32);
     assert_eq!(parse("perfect:db=k.tb"), AgentKind::Perfect { db: "k.tb".into(), fallback: Limit::Depth(8) });
     assert_eq!(parse("perfect:db=k.tb,depth=3"), AgentKind::Perfect { db: "k.tb".into(), fallback: Limit::Depth(3) });
     let spec: AgentSpec = "net:a.mzm,sims=50".parse().unwrap();
@@ -193,6 +198,11 @@ fn every_bad_spec_is_refused_by_name() {
         |e| matches!(e, SpecError::BadNumber { key, value, .. } if key == "sims" && value == "abc"),
     );
     refused("mcts:sims=0", |e| matches!(e, SpecError::BadNumber { key, .. } if key == "sims"));
+    refused(
+        "net:a.mzm,precision=fp16",
+        |e| matches!(e, SpecError::BadNumber { key, value, expected, .. } if key == "precision" && value == "fp16" && expected.contains("int8")),
+    );
+    refused("mcts:precision=int8", |e| matches!(e, SpecError::UnknownKey { key, .. } if key == "precision"));
     // Absurd budgets stop at the named cap instead of reserving the memory they would need.
     for text in ["mcts:sims=4000000000", "net:a.mzm,sims=1000001", "mcts:ms=100,sims=99999999"] {
         refused(text, |e| matches!(e, SpecError::TooManySimulations { cap, .. } if *cap == MAX_SIMULATIONS));

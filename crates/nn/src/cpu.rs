@@ -18,7 +18,7 @@
 use burn::nn::Linear;
 use pulp::{Arch, Simd, WithSimd};
 
-use crate::int8::{self, Int8Path, QDense, Scratch};
+use crate::int8::{Int8Path, QDense, Tower};
 use crate::model::{Net, ResMlp};
 use crate::precision::Precision;
 
@@ -324,20 +324,18 @@ pub struct CpuMlp {
     out: Vec<f32>,
 }
 
-/// The residual blocks in int8, and the path their products take.
+/// The residual blocks in int8, and the path they run on.
 struct Int8Body {
     path: Int8Path,
-    blocks: Vec<(QDense, QDense)>,
-    scratch: Scratch,
+    tower: Tower,
 }
 
 impl Int8Body {
-    fn new(blocks: &[(Dense, Dense)]) -> Self {
+    fn new(blocks: &[(Dense, Dense)], width: usize) -> Self {
         let q = |d: &Dense| QDense::new(&d.weight, &d.bias, d.d_in, d.cols);
         Int8Body {
             path: Int8Path::best(),
-            blocks: blocks.iter().map(|(l1, l2)| (q(l1), q(l2))).collect(),
-            scratch: Scratch::default(),
+            tower: Tower::new(blocks.iter().map(|(l1, l2)| (q(l1), q(l2))).collect(), width),
         }
     }
 }
@@ -393,7 +391,7 @@ impl CpuMlp {
     /// int8 the weights are quantized here, once, from the FP32 ones.
     pub fn use_precision(&mut self, precision: Precision) {
         match precision.resolve() {
-            Precision::Int8 if self.int8.is_none() => self.int8 = Some(Int8Body::new(&self.blocks)),
+            Precision::Int8 if self.int8.is_none() => self.int8 = Some(Int8Body::new(&self.blocks, self.input.cols)),
             Precision::Int8 => {}
             _ => self.int8 = None,
         }
@@ -459,12 +457,7 @@ impl CpuMlp {
         let width = input.cols;
         apply(input, features, input.d_in, x, Finish::Relu);
         match int8 {
-            Some(Int8Body { path, blocks, scratch }) => {
-                for (l1, l2) in blocks.iter() {
-                    int8::apply(*path, l1, x, width, h, rows, int8::Finish::Relu, scratch);
-                    int8::apply(*path, l2, h, width, x, rows, int8::Finish::AddRelu, scratch);
-                }
-            }
+            Some(Int8Body { path, tower }) => tower.run(*path, &mut x[..rows * width]),
             None => {
                 for (l1, l2) in blocks.iter() {
                     apply(l1, x, width, h, Finish::Relu);

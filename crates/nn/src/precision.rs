@@ -17,8 +17,8 @@ pub enum Precision {
     /// The trained weights as they are: the answers training sees.
     #[default]
     Fp32,
-    /// Weights and activations quantized to 8 bits, on whatever path the CPU has (the scalar
-    /// one is slower than FP32).
+    /// The residual blocks in integers (8-bit activations, 12-bit weights; see
+    /// [`crate::int8`]), on whatever path the CPU has (the scalar one is slower than FP32).
     Int8,
     /// `int8` where the CPU has an int8 SIMD path (AVX-512 VNNI or AVX2), else `fp32`.
     Auto,
