@@ -76,7 +76,7 @@ pub struct Balance {
     pub second_wins: u32,
     pub average_plies: f64,
     pub longest: usize,
-    /// Pairs (one opening, colours swapped) where each side won its game: the side decided.
+    /// Pairs (one opening, colours swapped) where the same side won both games: the side decided.
     pub side_decided: u32,
     pub pairs: u32,
     /// Positions met with exactly one legal move, of all positions a player moved in.
@@ -163,7 +163,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let _ = writeln!(text, "game length: {:.1} plies on average, {} the longest", b.average_plies, b.longest);
     let _ = writeln!(
         text,
-        "the side decided {} of {} pairs ({:.1}%): each colour won its game",
+        "the side decided {} of {} pairs ({:.1}%): the same side won both games of the pair",
         b.side_decided,
         b.pairs,
         percent(u64::from(b.side_decided), u64::from(b.pairs))
