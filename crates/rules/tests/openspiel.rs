@@ -17,7 +17,8 @@
 use std::fs;
 use std::path::Path;
 
-use mancala_rules::{Game, Line, Player, Setup, parse_rules};
+use mancala_rules::sowing::{Described, preset_description};
+use mancala_rules::{AnyGame, Game, Line, Player, Setup, parse_rules};
 use serde_json::Value;
 
 struct Recorded {
@@ -67,10 +68,20 @@ fn read_games(file: &str) -> Vec<Recorded> {
         .collect()
 }
 
+/// The game of `rules`: the preset's hand-written engine, or with `described` the sowing
+/// engine playing the preset's description.
+fn engine(rules: &str, described: bool) -> AnyGame {
+    let game = parse_rules(rules).unwrap_or_else(|e| panic!("rules '{rules}': {e}"));
+    if !described {
+        return game;
+    }
+    let described = Described::new(preset_description(&game)).expect("a preset's description plays");
+    AnyGame::Described(described)
+}
+
 /// Replays one game; `Err` describes the first disagreement.
-fn replay(rules: &str, index: usize, rec: &Recorded) -> Result<(), String> {
-    let game = parse_rules(rules).map_err(|e| format!("rules '{rules}': {e}"))?;
-    let mut line = Line::new(game);
+fn replay(game: &AnyGame, index: usize, rec: &Recorded) -> Result<(), String> {
+    let mut line = Line::new(game.clone());
     let at = |ply: usize| {
         format!(
             "game {index} (seed {}, ends by {}), ply {ply}, moves so far: [{}]",
@@ -137,14 +148,16 @@ fn replay(rules: &str, index: usize, rec: &Recorded) -> Result<(), String> {
     Ok(())
 }
 
-fn check_file(rules: &str, file: &str) {
+fn check_file(rules: &str, described: bool, file: &str) {
+    let game = engine(rules, described);
+    let rules = if described { format!("{rules} (described)") } else { rules.to_string() };
     let games = read_games(file);
     assert!(!games.is_empty(), "{file} holds no games");
     let mut failures = Vec::new();
     let mut plies = 0;
     for (i, rec) in games.iter().enumerate() {
         plies += rec.moves.len();
-        if let Err(e) = replay(rules, i, rec) {
+        if let Err(e) = replay(&game, i, rec) {
             failures.push(e);
         }
     }
@@ -161,10 +174,21 @@ fn check_file(rules: &str, file: &str) {
 
 #[test]
 fn oware_agrees_with_openspiel_oware() {
-    check_file("oware", "oware.jsonl");
+    check_file("oware", false, "oware.jsonl");
 }
 
 #[test]
 fn kalah_agrees_with_openspiel_mancala() {
-    check_file("kalah", "mancala.jsonl");
+    check_file("kalah", false, "mancala.jsonl");
+}
+
+/// The same recorded games on the sowing engine playing the presets' descriptions.
+#[test]
+fn described_oware_agrees_with_openspiel_oware() {
+    check_file("oware", true, "oware.jsonl");
+}
+
+#[test]
+fn described_kalah_agrees_with_openspiel_mancala() {
+    check_file("kalah", true, "mancala.jsonl");
 }
