@@ -51,7 +51,7 @@ pub fn row_sum(w: u128) -> u32 {
 /// works), and North's row is shifted out of them; shifts are split in two halves so that
 /// none is by 64.
 #[inline(always)]
-pub fn load_rows(pits: &[u8; PITS], houses: usize, mask: u64) -> (u64, u64) {
+pub fn load_rows<const N: usize>(pits: &[u8; N], houses: usize, mask: u64) -> (u64, u64) {
     let lo = u64::from_le_bytes(pits[..8].try_into().expect("8 pits"));
     let hi = u64::from_le_bytes(pits[8..16].try_into().expect("8 pits"));
     let half = 4 * houses as u32;
@@ -60,7 +60,7 @@ pub fn load_rows(pits: &[u8; PITS], houses: usize, mask: u64) -> (u64, u64) {
 
 /// Writes South's and North's rows (at most 8 houses each) back as two aligned words.
 #[inline(always)]
-pub fn store_rows(pits: &mut [u8; PITS], houses: usize, south: u64, north: u64) {
+pub fn store_rows<const N: usize>(pits: &mut [u8; N], houses: usize, south: u64, north: u64) {
     let half = 4 * houses as u32;
     let lo = south | (north << half << half);
     let hi = north >> (64 - 2 * half);
@@ -85,23 +85,29 @@ pub const OWN_ROW: usize = usize::MAX;
 /// [`sow`] for rows of at most 8 houses, each row one word (`own`: the mover's, `opp`:
 /// the opponent's), without a loop: full laps add a constant to every house, the rest is
 /// one run of ones in each of at most three row segments (own row after the origin, the
-/// opponent's row, own row from its start). Returns the opponent's house that received
-/// the last seed, or [`OWN_ROW`].
+/// opponent's row, own row from its start). With `skip` the origin is left out of every
+/// lap (Oware's rule 1); without it the origin is the last house of a lap. Returns the
+/// opponent's house that received the last seed, or [`OWN_ROW`].
 #[inline(always)]
-pub fn sow_rows(own: &mut u64, opp: &mut u64, house: usize, houses: usize) -> usize {
+pub fn sow_rows(own: &mut u64, opp: &mut u64, house: usize, houses: usize, skip: bool) -> usize {
     debug_assert!(houses <= 8 && house < houses);
     let shift = 8 * house as u32;
     let seeds = ((*own >> shift) & 0xff) as usize;
     debug_assert!(seeds > 0, "sowing an empty house");
     *own &= !(0xffu64 << shift);
-    let lap = 2 * houses - 1;
+    let lap = 2 * houses - usize::from(skip);
     let mut rem = seeds;
     if seeds >= lap {
         rem = seeds % lap;
         let add = (seeds / lap) as u64 * PREFIX[houses & 15];
-        *own = (*own + add) & !(0xffu64 << shift);
+        *own += add;
+        if skip {
+            *own &= !(0xffu64 << shift);
+        }
         *opp += add;
     }
+    // The rest stays short of the origin: it is at most `lap - 1` seeds, and the segments
+    // below end before the origin's lap position.
     let after = rem.min(houses - 1 - house);
     let beyond = rem - after;
     let across = beyond.min(houses);
@@ -109,8 +115,9 @@ pub fn sow_rows(own: &mut u64, opp: &mut u64, house: usize, houses: usize) -> us
     *own += (PREFIX[(house + 1 + after) & 15] ^ PREFIX[(house + 1) & 15]) + PREFIX[again & 15];
     *opp += PREFIX[across & 15];
     if rem == 0 {
-        // Whole laps only: the last seed fell just before the origin.
-        if house == 0 { houses - 1 } else { OWN_ROW }
+        // Whole laps only: the last seed fell into the origin (sown) or just before it
+        // (skipped).
+        if skip && house == 0 { houses - 1 } else { OWN_ROW }
     } else if again == 0 && across > 0 {
         across - 1
     } else {
@@ -131,21 +138,23 @@ pub fn row_sum64(w: u64) -> u32 {
     (w.wrapping_mul(0x0101_0101_0101_0101) >> 56) as u32
 }
 
-/// The capture of rule 2 in the opponent's row word: from house `last` backwards while
-/// the houses hold 2 or 3, not past the row's start. Returns the seeds and the bytes taken.
+/// The last seed's capture in the opponent's row word: house `last` when it holds a count
+/// of `counts` (bit `c` set: `c` seeds are captured; Oware's rule 2 is 2 and 3), and on
+/// `run` the houses before it while they do, not past the row's start. Returns the seeds
+/// and the bytes taken.
 #[inline(always)]
-pub fn capture_row(opp: u64, last: usize) -> (u32, u64) {
+pub fn capture_row(opp: u64, last: usize, counts: u64, run: bool) -> (u32, u64) {
     let mut taken = 0u32;
     let mut clear = 0u64;
     let mut house = last;
     loop {
         let c = ((opp >> (8 * house as u32)) & 0xff) as u32;
-        if c.wrapping_sub(2) > 1 {
+        if c >= 64 || counts >> c & 1 == 0 {
             break;
         }
         taken += c;
         clear |= 0xff << (8 * house as u32);
-        if house == 0 {
+        if !run || house == 0 {
             break;
         }
         house -= 1;
@@ -234,8 +243,42 @@ mod tests {
                     let mut opp =
                         u64::from_le_bytes(a[houses..houses + 8].try_into().unwrap()) & (row_mask(houses) as u64);
                     let last = sow(&mut a, house, n);
-                    let got = sow_rows(&mut own, &mut opp, house, houses);
+                    let got = sow_rows(&mut own, &mut opp, house, houses, true);
                     let want = if last >= houses { last - houses } else { OWN_ROW };
+                    assert_eq!(got, want, "houses {houses} house {house} seeds {seeds}");
+                    let mut b = [0u8; PITS];
+                    b[..8].copy_from_slice(&own.to_le_bytes());
+                    b[houses..houses + 8].copy_from_slice(&opp.to_le_bytes());
+                    assert_eq!(a, b, "houses {houses} house {house} seeds {seeds}");
+                }
+            }
+        }
+    }
+
+    /// Without the skip the origin is the last house of every lap: a seed-by-seed loop
+    /// over the circuit (own row, then the opponent's, then own again) agrees.
+    #[test]
+    fn row_sowing_through_the_origin_agrees_with_the_loop() {
+        for houses in 1..=8usize {
+            let n = 2 * houses;
+            for house in 0..houses {
+                for seeds in 1..=(255 - 2 * n) {
+                    let mut a = [0u8; PITS];
+                    for (i, p) in a[..n].iter_mut().enumerate() {
+                        *p = (i % 3) as u8;
+                    }
+                    a[house] = seeds as u8;
+                    let mut own = u64::from_le_bytes(a[..8].try_into().unwrap()) & (row_mask(houses) as u64);
+                    let mut opp =
+                        u64::from_le_bytes(a[houses..houses + 8].try_into().unwrap()) & (row_mask(houses) as u64);
+                    let mut at = house;
+                    a[house] = 0;
+                    for _ in 0..seeds {
+                        at = (at + 1) % n;
+                        a[at] += 1;
+                    }
+                    let got = sow_rows(&mut own, &mut opp, house, houses, false);
+                    let want = if at >= houses { at - houses } else { OWN_ROW };
                     assert_eq!(got, want, "houses {houses} house {house} seeds {seeds}");
                     let mut b = [0u8; PITS];
                     b[..8].copy_from_slice(&own.to_le_bytes());
@@ -269,9 +312,14 @@ mod tests {
     fn word_captures() {
         // Houses 0..6 hold 3 2 1 2 3 4: from house 4 back, 3 and 2 then the 1 stops.
         let opp = u64::from_le_bytes([3, 2, 1, 2, 3, 4, 0, 0]);
-        assert_eq!(capture_row(opp, 4), (5, 0xffff << 24));
-        assert_eq!(capture_row(opp, 1), (5, 0xffff));
-        assert_eq!(capture_row(opp, 5), (0, 0));
+        let two_three = 1 << 2 | 1 << 3;
+        assert_eq!(capture_row(opp, 4, two_three, true), (5, 0xffff << 24));
+        assert_eq!(capture_row(opp, 1, two_three, true), (5, 0xffff));
+        assert_eq!(capture_row(opp, 5, two_three, true), (0, 0));
+        // The last house alone without a run; other counts (4, Ba-awa's).
+        assert_eq!(capture_row(opp, 4, two_three, false), (3, 0xff << 32));
+        assert_eq!(capture_row(opp, 5, 1 << 4, true), (4, 0xff << 40));
+        assert_eq!(capture_row(opp, 2, 1 << 1 | 1 << 2 | 1 << 3, true), (6, 0xff_ffff));
         assert_eq!(row_sum64(opp), 15);
         assert_eq!(nonzero_mask64(opp), 0b111111);
     }

@@ -43,7 +43,7 @@
 //!   `since_capture` has reached `cycle=plies:N`) is settled on reading, as after a move;
 //!   counts past the limit are refused.
 
-mod board;
+pub(crate) mod board;
 pub mod options;
 
 use std::fmt::Write as _;
@@ -62,6 +62,9 @@ use board::{
     row_sum64, row_word, sow, sow_rows, store_rows,
 };
 pub use options::{Cycle, GrandSlam, OwareOptions, Singletons, UnfedEnd};
+
+/// The counts rule 2 captures, as a set (bit `c` for `c` seeds).
+const TWO_OR_THREE: u64 = 1 << 2 | 1 << 3;
 
 /// An Oware game with its options fixed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -339,9 +342,9 @@ impl Oware {
             moves
                 .filter(|&a| {
                     let (mut own, mut opp) = (own, opp);
-                    let last = sow_rows(&mut own, &mut opp, usize::from(a), self.houses);
+                    let last = sow_rows(&mut own, &mut opp, usize::from(a), self.houses, true);
                     last != OWN_ROW && {
-                        let taken = capture_row(opp, last).0;
+                        let taken = capture_row(opp, last, TWO_OR_THREE, true).0;
                         taken > 0 && taken == row_sum64(opp)
                     }
                 })
@@ -508,11 +511,11 @@ impl Oware {
         let mover = pos.side;
         let (south, north) = load_rows(&pos.pits, houses, self.row_mask as u64);
         let (mut own, mut opp) = if mover == Player::South { (south, north) } else { (north, south) };
-        let last = sow_rows(&mut own, &mut opp, house, houses);
+        let last = sow_rows(&mut own, &mut opp, house, houses, true);
         let mut captured = 0u16;
         let mut extra_turn = false;
         if last != OWN_ROW {
-            let (taken, clear) = capture_row(opp, last);
+            let (taken, clear) = capture_row(opp, last, TWO_OR_THREE, true);
             if taken > 0 {
                 let rule = if taken == row_sum64(opp) { self.grand_slam() } else { Some((true, false)) };
                 let Some((take, extra)) = rule else {

@@ -22,6 +22,7 @@ use super::description::{
     NoMove, Origin, Rules, Score, Singletons, SowFrom, SowingTo,
 };
 use super::trace::{Step, Trace};
+use crate::oware::board::{OWN_ROW, capture_row, load_rows, sow_rows, store_rows};
 
 /// The slot of the mover's store in the sowing tables (houses are `0..MAX_PITS`).
 const STORE: u8 = MAX_PITS as u8;
@@ -50,15 +51,19 @@ struct Inner {
     back: [[u8; MAX_PITS]; 2],
     /// `opposite[house]`: the house across the board (two ranks), for cross captures.
     opposite: [u8; MAX_PITS],
-    /// Each player's territory as a house mask, and the whole board's.
-    territory: [u64; 2],
-    board: u64,
+    /// Each player's territory, and the whole board.
+    territory: [Houses; 2],
+    board: Houses,
     /// The laps of every sowing, for sowing whole laps at once.
     laps: Laps,
     /// No move filter beyond the seeds a house holds can apply (free singletons, no
     /// forbidden grand slam that can capture): the legal moves are the sowable houses,
     /// unless a must-feed rule finds the opponent empty.
     plain: bool,
+    /// The game fits the row-word path ([`Described::play_rows`]): two ranks of at most 8
+    /// houses, no stores, one lap sown counter-clockwise from one's own row, the last seed
+    /// capturing in the opponent's row only.
+    rows: bool,
 }
 
 impl PartialEq for Described {
@@ -180,13 +185,29 @@ impl Described {
         }
         let t = rules.territory;
         let row = if t >= 64 { u64::MAX } else { (1u64 << t) - 1 };
-        let territory = [row, row << t];
-        let board = if rules.pits >= 64 { u64::MAX } else { (1u64 << rules.pits) - 1 };
+        let territory = [Houses::new(row), Houses::new(row << t)];
+        let board = Houses::new(if rules.pits >= 64 { u64::MAX } else { (1u64 << rules.pits) - 1 });
         let plain = rules.singletons == Singletons::Free
             && (rules.grand_slam != GrandSlam::Forbidden || rules.capture_counts == 0);
         let laps = Laps::new(&rules);
-        let inner = Inner { description, rules, canonical, next, back, opposite, territory, board, plain, laps };
+        let rows = fits_rows(&rules);
+        let inner = Inner { description, rules, canonical, next, back, opposite, territory, board, plain, laps, rows };
         Ok(Described { inner: Arc::new(inner) })
+    }
+
+    /// The game without the row-word path, every move through the general sowing: for
+    /// tests that hold the two to each other.
+    #[doc(hidden)]
+    pub fn without_row_path(description: Description) -> Result<Self, RulesError> {
+        let mut game = Described::new(description)?;
+        Arc::get_mut(&mut game.inner).expect("a new game is not shared").rows = false;
+        Ok(game)
+    }
+
+    /// Whether moves take the row-word path.
+    #[doc(hidden)]
+    pub fn takes_row_path(&self) -> bool {
+        self.inner.rows
     }
 
     /// The description this game was made from.
@@ -229,52 +250,49 @@ impl Described {
     /// The territory of `side` as a house mask.
     #[inline(always)]
     fn territory_mask(&self, side: Player) -> u64 {
-        self.inner.territory[side.index()]
+        self.inner.territory[side.index()].bits
+    }
+
+    /// The territory of `side`, for the word-at-a-time counts.
+    #[inline(always)]
+    fn territory(&self, side: Player) -> &Houses {
+        &self.inner.territory[side.index()]
     }
 
     #[inline(always)]
     fn board_mask(&self) -> u64 {
-        self.inner.board
+        self.inner.board.bits
     }
 
-    /// Seeds in the houses of `mask`, eight houses a step (see [`byte_sum`]).
+    /// Seeds in the houses of `set`, eight houses a step (see [`byte_sum`]).
     #[inline(always)]
-    fn seeds_in(pits: &[u8; MAX_PITS], mask: u64) -> u32 {
+    fn seeds_in(pits: &[u8; MAX_PITS], set: &Houses) -> u32 {
         let mut sum = 0u32;
-        let mut m = mask;
-        while m != 0 {
-            let c = (m.trailing_zeros() as usize) & !7;
-            let bits = (m >> c) & 0xff;
-            sum += byte_sum(word_at(pits, c) & SPREAD[bits as usize]);
-            m &= !(0xffu64 << c);
+        for w in set.words() {
+            sum += byte_sum(word_at(pits, 8 * w) & set.bytes(w));
         }
         sum
     }
 
-    /// Whether any house of `mask` holds a seed.
+    /// Whether any house of `set` holds a seed. No early exit: a loop over the same words
+    /// every time is predicted, a test that stops at the first seed is not.
     #[inline(always)]
-    fn any_seeds(pits: &[u8; MAX_PITS], mask: u64) -> bool {
-        let mut m = mask;
-        while m != 0 {
-            let c = (m.trailing_zeros() as usize) & !7;
-            if word_at(pits, c) & SPREAD[((m >> c) & 0xff) as usize] != 0 {
-                return true;
-            }
-            m &= !(0xffu64 << c);
+    fn any_seeds(pits: &[u8; MAX_PITS], set: &Houses) -> bool {
+        let mut any = 0u64;
+        for w in set.words() {
+            any |= word_at(pits, 8 * w) & set.bytes(w);
         }
-        false
+        any != 0
     }
 
-    /// The houses of `mask` holding at least `min` seeds, eight houses a step (see
+    /// The houses of `set` holding at least `min` seeds, eight houses a step (see
     /// [`at_least`]).
     #[inline(always)]
-    fn holding(pits: &[u8; MAX_PITS], mask: u64, min: u8) -> u64 {
+    fn holding(pits: &[u8; MAX_PITS], set: &Houses, min: u8) -> u64 {
         let mut out = 0u64;
-        let mut m = mask;
-        while m != 0 {
-            let c = (m.trailing_zeros() as usize) & !7;
-            out |= (at_least(word_at(pits, c), min) & ((m >> c) & 0xff)) << c;
-            m &= !(0xffu64 << c);
+        for w in set.words() {
+            let c = 8 * w;
+            out |= (at_least(word_at(pits, c), min) & ((set.bits >> c) & 0xff)) << c;
         }
         out
     }
@@ -333,7 +351,7 @@ impl Described {
         let mut sown = 0u64;
         if full > 0 {
             let all = prefix[laps.len];
-            add_seeds(&mut pos.pits, all, full as u8);
+            add_seeds(&mut pos.pits, all, laps.words[side.index()], full as u8);
             sown = all;
             if store_at < len {
                 stored += full;
@@ -341,7 +359,7 @@ impl Described {
         }
         if rem > 0 {
             let some = prefix[rem as usize];
-            add_seeds(&mut pos.pits, some, 1);
+            add_seeds(&mut pos.pits, some, laps.words[side.index()], 1);
             sown |= some;
             if store_at < rem {
                 stored += 1;
@@ -529,7 +547,7 @@ impl Described {
             }
             out.pending = taken;
             // For the grand-slam rule: what the opponent holds before this capture.
-            out.opponent_after_sowing = Self::seeds_in(&pos.pits, opp_mask);
+            out.opponent_after_sowing = Self::seeds_in(&pos.pits, self.territory(!side));
             return out;
         }
         if r.cross != Cross::None && (r.cross_from == CrossFrom::Any || self.owner(h) == side) && count == 1 {
@@ -655,7 +673,7 @@ impl Described {
         let mut copy = *pos;
         let (pit, d) = self.decode(pos.side, action);
         let mut sown = self.sow(&mut copy, pos.side, pit, d, None);
-        sown.opponent_after_sowing = Self::seeds_in(&copy.pits, self.territory_mask(!pos.side));
+        sown.opponent_after_sowing = Self::seeds_in(&copy.pits, self.territory(!pos.side));
         sown
     }
 
@@ -667,14 +685,15 @@ impl Described {
     #[inline(always)]
     fn sowable(&self, pos: &DescribedPosition, side: Player) -> u64 {
         let r = self.r();
-        let mine = match r.from {
-            SowFrom::Own => self.territory_mask(side),
+        let houses = match r.from {
+            SowFrom::Own => Self::holding(&pos.pits, self.territory(side), r.min_seeds),
             SowFrom::Controlled => {
                 let north = pos.north & self.board_mask();
-                if side == Player::North { north } else { !north & self.board_mask() }
+                let mine = if side == Player::North { north } else { !north & self.board_mask() };
+                Self::holding(&pos.pits, &self.inner.board, r.min_seeds) & mine
             }
         };
-        self.actions_of(side, Self::holding(&pos.pits, mine, r.min_seeds))
+        self.actions_of(side, houses)
     }
 
     /// The move filters stage by stage: sowable, must feed (or the extra move's must leave
@@ -689,7 +708,7 @@ impl Described {
         let mut fed = sown;
         if pos.bonus {
             fed = keep(sown, &|t| t.opponent_after_sowing > u32::from(t.pending));
-        } else if r.must_feed && !Self::any_seeds(&pos.pits, self.territory_mask(!side)) {
+        } else if r.must_feed && !Self::any_seeds(&pos.pits, self.territory(!side)) {
             fed = keep(sown, &|t| t.fed);
         }
         let mut singles = fed;
@@ -715,7 +734,7 @@ impl Described {
     fn compute_legal(&self, pos: &DescribedPosition) -> u64 {
         let plain = !pos.bonus
             && self.inner.plain
-            && (!self.r().must_feed || Self::any_seeds(&pos.pits, self.territory_mask(!pos.side)));
+            && (!self.r().must_feed || Self::any_seeds(&pos.pits, self.territory(!pos.side)));
         if plain { self.sowable(pos, pos.side) } else { self.filters(pos).legal }
     }
 
@@ -724,7 +743,7 @@ impl Described {
     fn totals(&self, pos: &DescribedPosition) -> ByPlayer<u16> {
         match self.r().score {
             Score::Captures => pos.scores,
-            Score::Board => ByPlayer::from_fn(|p| Self::seeds_in(&pos.pits, self.territory_mask(p)) as u16),
+            Score::Board => ByPlayer::from_fn(|p| Self::seeds_in(&pos.pits, self.territory(p)) as u16),
         }
     }
 
@@ -770,6 +789,13 @@ impl Described {
     /// `after_move` is false for a set-up position (the seeds-left end is judged when a move
     /// ends). Returns the seeds an ending moved into the scores.
     fn arrive(&self, pos: &mut DescribedPosition, after_move: bool, scores_changed: bool) -> u16 {
+        self.arrive_with(pos, after_move, scores_changed, 0)
+    }
+
+    /// [`Described::arrive`] with the legal moves the caller already knows (`legal`, 0 when
+    /// it does not): they must be what [`Described::compute_legal`] would find.
+    #[inline(always)]
+    fn arrive_with(&self, pos: &mut DescribedPosition, after_move: bool, scores_changed: bool, legal: u64) -> u16 {
         let r = self.r();
         if r.majority && scores_changed {
             let half = r.total / 2;
@@ -780,7 +806,7 @@ impl Described {
             }
         }
         if after_move && r.seeds_left > 0 {
-            let on_board = Self::seeds_in(&pos.pits, self.board_mask());
+            let on_board = Self::seeds_in(&pos.pits, &self.inner.board);
             if on_board <= u32::from(r.seeds_left) {
                 let starter = pos.starter;
                 return self.sweep(pos, |_| starter);
@@ -791,13 +817,13 @@ impl Described {
         {
             return self.collect(pos);
         }
-        let legal = self.compute_legal(pos);
+        let legal = if legal != 0 { legal } else { self.compute_legal(pos) };
         if r.max_plies > 0 && pos.plies >= r.max_plies && !(r.no_move == NoMove::MoverLoses && legal == 0) {
             return self.collect(pos);
         }
         if r.empty_row
-            && (!Self::any_seeds(&pos.pits, self.territory_mask(Player::South))
-                || !Self::any_seeds(&pos.pits, self.territory_mask(Player::North)))
+            && (!Self::any_seeds(&pos.pits, self.territory(Player::South))
+                || !Self::any_seeds(&pos.pits, self.territory(Player::North)))
         {
             return self.collect(pos);
         }
@@ -818,7 +844,7 @@ impl Described {
             }
             NoMove::OpponentTakes => {
                 let taker = !pos.side;
-                if Self::seeds_in(&pos.pits, self.board_mask()) == 0 {
+                if Self::seeds_in(&pos.pits, &self.inner.board) == 0 {
                     let totals = self.totals(pos);
                     self.finish(pos, Outcome::from_totals(totals));
                     0
@@ -889,6 +915,60 @@ impl Described {
         if let Some(t) = trace {
             t.push(Step::End { status: pos.status, side: pos.side });
         }
+        let captured = captured + swept;
+        Sowing { captured, irreversible: captured > 0 }
+    }
+
+    /// [`Game::play_unchecked`] on the row-word path (see `Inner::rows`): each row one word in
+    /// registers, sown and captured without a loop over houses, and the next player's legal
+    /// moves read from the words. The same moves, positions and results as the general path.
+    #[inline(always)]
+    fn play_rows(&self, pos: &mut DescribedPosition, action: Action) -> Sowing {
+        let r = self.r();
+        let houses = r.territory;
+        let row = if houses == 8 { u64::MAX } else { (1u64 << (8 * houses)) - 1 };
+        let mover = pos.side;
+        let (south, north) = load_rows(&pos.pits, houses, row);
+        let (mut own, mut opp) = if mover == Player::South { (south, north) } else { (north, south) };
+        let last = sow_rows(&mut own, &mut opp, usize::from(action), houses, r.origin == Origin::Skip);
+        let mut captured = 0u16;
+        let mut extra = false;
+        if last != OWN_ROW {
+            let (taken, clear) = capture_row(opp, last, r.capture_counts, r.capture_on == CaptureOn::Run);
+            if taken > 0 {
+                let rule = if taken == byte_sum(opp) { self.grand_slam() } else { Some((true, false)) };
+                let Some((take, extra_turn)) = rule else {
+                    pos.plies = pos.plies.saturating_add(1);
+                    pos.bonus = false;
+                    self.forfeit(pos, mover);
+                    return Sowing { captured: 0, irreversible: true };
+                };
+                if take {
+                    opp &= !clear;
+                    captured = taken as u16;
+                    extra = extra_turn;
+                }
+            }
+        }
+        let (south, north) = if mover == Player::South { (own, opp) } else { (opp, own) };
+        store_rows(&mut pos.pits, houses, south, north);
+        pos.scores[mover] += captured;
+        if let CycleDesc::Plies(_) = r.cycle {
+            pos.since_capture = if captured > 0 { 0 } else { pos.since_capture.saturating_add(1) };
+        }
+        pos.plies = pos.plies.saturating_add(1);
+        pos.bonus = extra;
+        if !extra {
+            pos.side = !mover;
+        }
+        // The next player sows from `opp`; where no filter applies (see `compute_legal`),
+        // their legal moves are its houses holding enough seeds.
+        let legal = if self.inner.plain && !extra && (own != 0 || !r.must_feed) {
+            at_least(opp, r.min_seeds) & ((1 << houses) - 1)
+        } else {
+            0
+        };
+        let swept = self.arrive_with(pos, true, captured > 0, legal);
         let captured = captured + swept;
         Sowing { captured, irreversible: captured > 0 }
     }
@@ -996,6 +1076,9 @@ struct Laps {
     prefix: Vec<u64>,
     /// `store_at[i]`: the index of the mover's store in the lap, `u8::MAX` when it has none.
     store_at: Vec<u8>,
+    /// The board words each side's laps reach (the whole board on two ranks, the territory
+    /// on four).
+    words: [(u8, u8); 2],
 }
 
 impl Laps {
@@ -1010,8 +1093,11 @@ impl Laps {
             slots: vec![0; starts * len],
             prefix: vec![0; starts * (len + 1)],
             store_at: vec![u8::MAX; starts],
+            words: [(0, 0); 2],
         };
         for side in Player::BOTH {
+            let reach = circuit(rules, side, false).iter().filter(|&&s| s != STORE).fold(0u64, |m, &h| m | 1 << h);
+            laps.words[side.index()] = word_span(reach);
             for (d, clockwise) in [false, true].into_iter().enumerate() {
                 let circuit = circuit(rules, side, clockwise);
                 for (at, &start) in circuit.iter().enumerate() {
@@ -1040,18 +1126,56 @@ impl Laps {
     }
 }
 
-/// Adds `n` seeds to every house of `mask`, eight houses a step: no byte can carry into the
-/// next, as no house can hold more than the game's 255 seeds.
+/// Adds `n` seeds to every house of `mask`, eight houses a step over the words `words` (those
+/// a lap can reach): no byte can carry into the next, as no house can hold more than the
+/// game's 255 seeds. The same words every time, so the loop is predicted.
 #[inline(always)]
-fn add_seeds(pits: &mut [u8; MAX_PITS], mask: u64, n: u8) {
-    let mut m = mask;
-    while m != 0 {
-        let c = (m.trailing_zeros() as usize) & !7;
-        let add = SPREAD[((m >> c) & 0xff) as usize] & (LOW_BYTES * u64::from(n));
-        let w = word_at(pits, c) + add;
-        pits[c..c + 8].copy_from_slice(&w.to_le_bytes());
-        m &= !(0xffu64 << c);
+fn add_seeds(pits: &mut [u8; MAX_PITS], mask: u64, words: (u8, u8), n: u8) {
+    let per = LOW_BYTES * u64::from(n);
+    for w in usize::from(words.0)..usize::from(words.1) {
+        let c = 8 * w;
+        let add = SPREAD[((mask >> c) & 0xff) as usize] & per;
+        let sum = word_at(pits, c) + add;
+        pits[c..c + 8].copy_from_slice(&sum.to_le_bytes());
     }
+}
+
+/// A set of houses for the eight-houses-a-step counts: the mask and the words of the board
+/// it touches.
+#[derive(Clone, Copy, Debug)]
+struct Houses {
+    bits: u64,
+    /// The words `lo..hi` of the board (eight houses each) that hold the set's houses.
+    lo: u8,
+    hi: u8,
+}
+
+impl Houses {
+    fn new(bits: u64) -> Houses {
+        let (lo, hi) = word_span(bits);
+        Houses { bits, lo, hi }
+    }
+
+    #[inline(always)]
+    fn words(&self) -> std::ops::Range<usize> {
+        usize::from(self.lo)..usize::from(self.hi)
+    }
+
+    /// A byte of ones for each house of the set in word `w`.
+    #[inline(always)]
+    fn bytes(&self, w: usize) -> u64 {
+        SPREAD[((self.bits >> (8 * w)) & 0xff) as usize]
+    }
+}
+
+/// The words `lo..hi` (eight houses each) that hold the houses of `bits`; `0..0` for none.
+fn word_span(bits: u64) -> (u8, u8) {
+    if bits == 0 {
+        return (0, 0);
+    }
+    let lo = bits.trailing_zeros() / 8;
+    let hi = (63 - bits.leading_zeros()) / 8 + 1;
+    (lo as u8, hi as u8)
 }
 
 /// `SPREAD[bits]`: a byte of ones for each set bit of `bits`, to mask eight houses at once.
@@ -1108,6 +1232,24 @@ fn at_least(w: u64, min: u8) -> u64 {
         top
     };
     ((top >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
+}
+
+/// Whether a game fits the row-word path (see `Inner::rows`).
+fn fits_rows(r: &Rules) -> bool {
+    r.ranks == 2
+        && r.territory <= 8
+        && r.pits == 2 * r.territory
+        && !r.stores
+        && !r.relay
+        && !r.four_rank
+        && !r.tuzdyk
+        && r.min_seeds >= 1
+        && r.from == SowFrom::Own
+        && r.direction == Direction::CounterClockwise
+        && r.origin != Origin::First
+        && matches!(r.capture_on, CaptureOn::Last | CaptureOn::Run)
+        && r.capture_from == CaptureFrom::Opponent
+        && r.cross == Cross::None
 }
 
 /// The slots of `side`'s sowing circuit in sowing order, starting from house 0 of the
@@ -1198,7 +1340,7 @@ impl Game for Described {
     /// May panic or leave a meaningless position if `action` is not legal.
     #[inline]
     fn play_unchecked(&self, pos: &mut DescribedPosition, action: Action) -> Sowing {
-        self.play_inner(pos, action, None)
+        if self.inner.rows { self.play_rows(pos, action) } else { self.play_inner(pos, action, None) }
     }
 
     fn why_illegal(&self, pos: &DescribedPosition, action: Action) -> String {
@@ -1612,11 +1754,23 @@ mod tests {
             }
             let mask = next() & next();
             let sum: u32 = (0..MAX_PITS).filter(|&h| mask >> h & 1 == 1).map(|h| u32::from(pits[h])).sum();
-            assert_eq!(Described::seeds_in(&pits, mask), sum);
-            assert_eq!(Described::any_seeds(&pits, mask), sum > 0);
+            let set = Houses::new(mask);
+            assert_eq!(Described::seeds_in(&pits, &set), sum);
+            assert_eq!(Described::any_seeds(&pits, &set), sum > 0);
             let min = (next() % 255 + 1) as u8;
             let want = (0..MAX_PITS).filter(|&h| mask >> h & 1 == 1 && pits[h] >= min).fold(0u64, |m, h| m | 1 << h);
-            assert_eq!(Described::holding(&pits, mask, min), want, "min {min}");
+            assert_eq!(Described::holding(&pits, &set, min), want, "min {min}");
+            // Adding over the set's words (or a wider span) adds to its houses only.
+            let n = (next() % 4) as u8;
+            if pits.iter().all(|&p| u32::from(p) + u32::from(n) <= 255) {
+                let mut added = pits;
+                let span = if round % 2 == 0 { (set.lo, set.hi) } else { (0, (MAX_PITS / 8) as u8) };
+                add_seeds(&mut added, mask, span, n);
+                for h in 0..MAX_PITS {
+                    let want = pits[h] + if mask >> h & 1 == 1 { n } else { 0 };
+                    assert_eq!(added[h], want, "house {h}");
+                }
+            }
         }
     }
 }
