@@ -4,7 +4,8 @@
 
 use mancala_rules::sowing::{
     BoardDesc, CaptureDesc, CaptureFrom, CaptureOn, Cross, CrossFrom, CrossSeed, CycleDesc, Described, Description,
-    Direction, EndDesc, FORMAT, GrandSlam, MoveDesc, NoMove, Origin, Score, Singletons, SowFrom, SowingDesc, SowingTo,
+    Direction, EmptyRowTo, EndDesc, FORMAT, GrandSlam, MoveDesc, NoMove, Origin, Score, Singletons, SowFrom,
+    SowingDesc, SowingTo,
 };
 use mancala_rules::{Game, Line};
 use proptest::prelude::*;
@@ -42,6 +43,7 @@ prop_compose! {
         grand_slam in pick(&[GrandSlam::CaptureAll, GrandSlam::NoCapture, GrandSlam::Forbidden, GrandSlam::ExtraTurn]),
         majority in any::<bool>(), no_move in pick(&[NoMove::OwnersTake, NoMove::NotScored, NoMove::OpponentTakes, NoMove::MoverLoses]),
         empty_row in any::<bool>(), seeds_left in pick(&[0u8, 0, 2]),
+        empty_row_to in pick(&[EmptyRowTo::Owners, EmptyRowTo::Emptied]), all_singles in any::<bool>(),
         cycle in pick(&[CycleDesc::None, CycleDesc::Repetition, CycleDesc::Plies(30)]), max_plies in pick(&[0u16, 60, 300]),
         board_score in any::<bool>())
         -> Description {
@@ -80,7 +82,9 @@ prop_compose! {
             // A ply cap wherever seeds can circulate: a repetition alone ends such a game only
             // after more plies than a test can wait for.
             end: EndDesc {
-                majority: majority && captures, no_move, empty_row, seeds_left, cycle,
+                majority: majority && captures, no_move, empty_row, seeds_left, cycle, all_singles,
+                // Said only of an empty row's end, and only where seeds are taken off the board.
+                empty_row_to: if empty_row && score == Score::Captures { empty_row_to } else { EmptyRowTo::Owners },
                 max_plies: if max_plies == 0 && !(stores && !relay && !four_rank) { 300 } else { max_plies },
                 score,
             },

@@ -238,6 +238,15 @@ pub struct EndDesc {
     /// owners take their seeds (Kalah).
     #[serde(default)]
     pub empty_row: bool,
+    /// Who takes the seeds left when `empty_row` ends the game: `owners` (each player the
+    /// seeds in their own houses, Kalah) or `emptied` (the player whose row is empty takes
+    /// the seeds left in the other, Mangala).
+    #[serde(default, skip_serializing_if = "EmptyRowTo::is_owners")]
+    pub empty_row_to: EmptyRowTo,
+    /// After any move, when every house holds one seed or none the game ends; the seeds left
+    /// are nobody's (Awari).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub all_singles: bool,
     /// A move that leaves this many seeds or fewer on the board ends the game; the player
     /// who began takes them (Ba-awa: 8). 0: no such end.
     #[serde(default)]
@@ -262,6 +271,8 @@ impl Default for EndDesc {
             majority: false,
             no_move: NoMove::OwnersTake,
             empty_row: false,
+            empty_row_to: EmptyRowTo::Owners,
+            all_singles: false,
             seeds_left: 0,
             cycle: CycleDesc::None,
             max_plies: 0,
@@ -351,6 +362,24 @@ choice!(
     NoMove { #[default] OwnersTake = "owners-take", NotScored = "not-scored", OpponentTakes = "opponent-takes", MoverLoses = "mover-loses" }
 );
 choice!(
+    /// `[end] empty_row_to`.
+    EmptyRowTo { #[default] Owners = "owners", Emptied = "emptied" }
+);
+
+impl EmptyRowTo {
+    /// Whether the key keeps its default (left out of a written description, so the
+    /// canonical rules of every game written before the key stay as they were).
+    fn is_owners(&self) -> bool {
+        *self == EmptyRowTo::Owners
+    }
+}
+
+/// Whether a flag keeps its default `false` (left out of a written description, as above).
+fn is_false(flag: &bool) -> bool {
+    !*flag
+}
+
+choice!(
     /// `[end] score`.
     Score { #[default] Captures = "captures", Board = "board" }
 );
@@ -439,6 +468,8 @@ pub struct Rules {
     pub majority: bool,
     pub no_move: NoMove,
     pub empty_row: bool,
+    pub empty_row_to: EmptyRowTo,
+    pub all_singles: bool,
     pub seeds_left: u8,
     pub cycle: CycleDesc,
     pub max_plies: u16,
@@ -653,6 +684,24 @@ impl Description {
                 format!("{} would end the game before it starts ({total} seeds)", end.seeds_left),
             ));
         }
+        if end.empty_row_to != EmptyRowTo::Owners && !end.empty_row {
+            return Err(bad(
+                "end.empty_row_to",
+                "says who takes the seeds left when a row empties, but end.empty_row is false",
+            ));
+        }
+        if end.empty_row_to != EmptyRowTo::Owners && end.score == Score::Board {
+            return Err(bad(
+                "end.empty_row_to",
+                "hands the seeds left to a player, but end.score = \"board\" leaves them on the board",
+            ));
+        }
+        if end.all_singles && start.iter().all(|&s| s <= 1) {
+            return Err(bad(
+                "end.all_singles",
+                "every house holds one seed or none at the start: the game would end before the first move",
+            ));
+        }
         // A game ends when seeds leave the board for good. Without stores and single laps,
         // seeds can circulate for ever: such a game needs a cycle rule or a ply cap.
         let always_ends = board.stores && !sowing.relay && sowing.direction != Direction::Either;
@@ -718,6 +767,8 @@ impl Description {
             majority: end.majority,
             no_move: end.no_move,
             empty_row: end.empty_row,
+            empty_row_to: end.empty_row_to,
+            all_singles: end.all_singles,
             seeds_left: end.seeds_left,
             cycle: end.cycle,
             max_plies: end.max_plies,

@@ -18,8 +18,8 @@ use crate::player::{ByPlayer, Player};
 use crate::setup::{KeptState, Setup};
 
 use super::description::{
-    CaptureFrom, CaptureOn, Cross, CrossFrom, CrossSeed, CycleDesc, Description, Direction, GrandSlam, MAX_PITS,
-    NoMove, Origin, Rules, Score, Singletons, SowFrom, SowingTo,
+    CaptureFrom, CaptureOn, Cross, CrossFrom, CrossSeed, CycleDesc, Description, Direction, EmptyRowTo, GrandSlam,
+    MAX_PITS, NoMove, Origin, Rules, Score, Singletons, SowFrom, SowingTo,
 };
 use super::trace::{Step, Trace};
 use crate::oware::board::{OWN_ROW, capture_row, load_rows, sow_rows, store_rows};
@@ -812,6 +812,12 @@ impl Described {
                 return self.sweep(pos, |_| starter);
             }
         }
+        // Awari's end: only singles and empty houses are left; the singles are nobody's.
+        if r.all_singles && Self::holding(&pos.pits, &self.inner.board, 2) == 0 {
+            let totals = self.totals(pos);
+            self.finish(pos, Outcome::from_totals(totals));
+            return 0;
+        }
         if let CycleDesc::Plies(limit) = r.cycle
             && pos.since_capture >= limit
         {
@@ -821,11 +827,20 @@ impl Described {
         if r.max_plies > 0 && pos.plies >= r.max_plies && !(r.no_move == NoMove::MoverLoses && legal == 0) {
             return self.collect(pos);
         }
-        if r.empty_row
-            && (!Self::any_seeds(&pos.pits, self.territory(Player::South))
-                || !Self::any_seeds(&pos.pits, self.territory(Player::North)))
-        {
-            return self.collect(pos);
+        if r.empty_row {
+            let south = Self::any_seeds(&pos.pits, self.territory(Player::South));
+            let north = Self::any_seeds(&pos.pits, self.territory(Player::North));
+            if !south || !north {
+                // Under `emptied` the player whose row is empty takes the other row's seeds
+                // (Mangala); both rows empty leave nothing to take.
+                return match r.empty_row_to {
+                    EmptyRowTo::Emptied => {
+                        let taker = if south { Player::North } else { Player::South };
+                        self.sweep(pos, |_| taker)
+                    }
+                    EmptyRowTo::Owners => self.collect(pos),
+                };
+            }
         }
         if legal != 0 {
             pos.legal = legal;

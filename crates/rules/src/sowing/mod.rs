@@ -37,8 +37,8 @@ mod trace;
 
 pub use description::{
     BoardDesc, CaptureDesc, CaptureFrom, CaptureOn, Cross, CrossFrom, CrossSeed, CycleDesc, Description, Direction,
-    EndDesc, FORMAT, GrandSlam, MAX_PITS, MAX_RELAY_LIMIT, MAX_SEEDS, MoveDesc, NoMove, Origin, Rules, SPECIALS, Score,
-    Singletons, SowFrom, SowingDesc, SowingTo,
+    EmptyRowTo, EndDesc, FORMAT, GrandSlam, MAX_PITS, MAX_RELAY_LIMIT, MAX_SEEDS, MoveDesc, NoMove, Origin, Rules,
+    SPECIALS, Score, Singletons, SowFrom, SowingDesc, SowingTo,
 };
 pub use engine::{Described, DescribedPosition};
 pub use presets::{fast_path, preset_description};
