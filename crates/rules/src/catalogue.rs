@@ -3,11 +3,13 @@
 
 /// Every catalogue game: its name and its description file's text.
 pub const GAMES: &[(&str, &str)] = &[
+    ("adidada", include_str!("../../../games/adidada.toml")),
     ("anywoli", include_str!("../../../games/anywoli.toml")),
     ("aw-li-on-nam-ot-tjin", include_str!("../../../games/aw-li-on-nam-ot-tjin.toml")),
     ("aw-li-on-nam-ot-tjin-2", include_str!("../../../games/aw-li-on-nam-ot-tjin-2.toml")),
     ("aw-li-on-nam-ot-tjin-4", include_str!("../../../games/aw-li-on-nam-ot-tjin-4.toml")),
     ("aw-li-on-nam-ot-tjin-5", include_str!("../../../games/aw-li-on-nam-ot-tjin-5.toml")),
+    ("awari", include_str!("../../../games/awari.toml")),
     ("ayoayo", include_str!("../../../games/ayoayo.toml")),
     ("bohnenspiel", include_str!("../../../games/bohnenspiel.toml")),
     ("chongka", include_str!("../../../games/chongka.toml")),
@@ -31,6 +33,7 @@ pub const GAMES: &[(&str, &str)] = &[
     ("main-chongkak", include_str!("../../../games/main-chongkak.toml")),
     ("mangala", include_str!("../../../games/mangala.toml")),
     ("mangala-6", include_str!("../../../games/mangala-6.toml")),
+    ("mangala-modern", include_str!("../../../games/mangala-modern.toml")),
     ("mankala", include_str!("../../../games/mankala.toml")),
     ("ntyenge", include_str!("../../../games/ntyenge.toml")),
     ("obridje", include_str!("../../../games/obridje.toml")),

@@ -197,3 +197,104 @@ fn chonka_takes_the_seed_and_the_house_opposite_on_either_side() {
         "north | 16 5 | 7 7 7 7 7 0 0 0 7 7 7 7 7 7 | ongoing | plies=1",
     );
 }
+
+/// Adidada: E sows F, a and b; b made 3 and a made 2 in North's row are taken, the run
+/// stopping at the start of North's row.
+#[test]
+fn adidada_takes_a_run_of_2s_and_3s_in_the_opponents_row() {
+    worked(
+        "adidada",
+        "south | 5 5 | 4 4 4 4 3 0 1 2 4 4 4 4 | ongoing",
+        "E",
+        "north | 10 5 | 4 4 4 4 0 1 0 0 4 4 4 4 | ongoing | plies=1",
+    );
+}
+
+/// Adidada sows the emptied house on a lap (Awari skips it): A's twelve seeds reach B to f,
+/// then A again.
+#[test]
+fn adidada_sows_the_emptied_house_on_a_lap() {
+    worked(
+        "adidada",
+        "south | 0 0 | 12 0 0 0 0 0 6 6 6 6 6 6 | ongoing",
+        "A",
+        "north | 0 0 | 1 1 1 1 1 1 7 7 7 7 7 7 | ongoing | plies=1",
+    );
+}
+
+/// Awari (`all_singles`): F sows a and b; b made 2 is taken, a (1) stops the run, and with
+/// every house holding one seed or none the game ends, the singles scored to nobody: North's
+/// earlier captures win by one.
+#[test]
+fn awari_ends_when_every_house_holds_one_seed_or_none() {
+    worked(
+        "awari",
+        "south | 20 23 | 1 0 1 0 0 2 0 1 0 0 0 0 | ongoing",
+        "F",
+        "north | 22 23 | 1 0 1 0 0 0 1 0 0 0 0 0 | north+1 | plies=1",
+    );
+}
+
+/// Mangala (modern): F's four seeds go back into F, South's store, a and b; b made even (4)
+/// is taken; the odd a is not.
+#[test]
+fn mangala_modern_sows_the_first_seed_back_and_takes_an_even_house() {
+    worked(
+        "mangala-modern",
+        "south | 1 1 | 4 4 4 4 4 4 3 3 4 4 4 4 | ongoing",
+        "F",
+        "north | 6 1 | 4 4 4 4 4 1 4 0 4 4 4 4 | ongoing",
+    );
+}
+
+/// Mangala (modern, `empty_row_to = "emptied"`): South's lone seed in F moves on into the
+/// store; South's row is empty, so South takes the 17 seeds left in North's row.
+#[test]
+fn mangala_modern_gives_the_seeds_left_to_the_player_who_runs_out() {
+    worked(
+        "mangala-modern",
+        "south | 20 10 | 0 0 0 0 0 1 3 2 4 1 5 2 | ongoing",
+        "F",
+        "south | 38 10 | 0 0 0 0 0 0 0 0 0 0 0 0 | south+28",
+    );
+}
+
+/// Kalah's empty-row end on the same position gives each player their own row: the key
+/// changes who takes the seeds, nothing else.
+#[test]
+fn empty_row_to_owners_keeps_each_row_with_its_owner() {
+    let text = games_text("mangala-modern").replace("empty_row_to = \"emptied\"", "empty_row_to = \"owners\"");
+    let description = mancala_rules::sowing::Description::from_toml(&text).unwrap();
+    let g = mancala_rules::sowing::Described::new(description).unwrap();
+    let pos = g.from_setup(&"south | 20 10 | 0 0 0 0 0 1 3 2 4 1 5 2 | ongoing".parse().unwrap()).unwrap();
+    let action = g.parse_move(&pos, "F").unwrap();
+    let (next, _) = g.play(&pos, action).unwrap();
+    assert_eq!(g.to_setup(&next).to_string(), "south | 21 27 | 0 0 0 0 0 0 0 0 0 0 0 0 | north+6");
+}
+
+fn games_text(name: &str) -> String {
+    GAMES.iter().find(|(n, _)| *n == name).map(|(_, t)| t.to_string()).unwrap()
+}
+
+/// `empty_row_to` and `all_singles` are refused where they cannot apply, naming the key.
+#[test]
+fn empty_row_to_and_all_singles_are_refused_where_they_cannot_apply() {
+    let refused = |tail: &str, key: &str| {
+        let text = format!("format = 1\nname = \"x\"\n[board]\nhouses = 6\n{tail}");
+        let err = mancala_rules::sowing::Description::from_toml(&text).unwrap_err().to_string();
+        assert!(err.contains(key), "{tail}: {err}");
+    };
+    // Who takes the seeds of an empty row, without the empty-row end.
+    refused("seeds = 4\n[end]\nmax_plies = 100\nempty_row_to = \"emptied\"\n", "end.empty_row_to");
+    // Seeds handed to a player where the score is the seeds on the board.
+    refused(
+        "seeds = 4\n[end]\nmax_plies = 100\nempty_row = true\nscore = \"board\"\nempty_row_to = \"emptied\"\n",
+        "end.empty_row_to",
+    );
+    // A game of singles would be over before it starts.
+    refused("seeds = 1\n[end]\nmax_plies = 100\nall_singles = true\n", "end.all_singles");
+    // An unknown value names the key too.
+    let text = "format = 1\nname = \"x\"\n[board]\nhouses = 6\nseeds = 4\n[end]\nmax_plies = 100\nempty_row = true\nempty_row_to = \"mover\"\n";
+    let err = mancala_rules::sowing::Description::from_toml(text).unwrap_err().to_string();
+    assert!(err.contains("empty_row_to") || err.contains("mover"), "{err}");
+}
