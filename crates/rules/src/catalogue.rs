@@ -4,6 +4,7 @@
 /// Every catalogue game: its name and its description file's text.
 pub const GAMES: &[(&str, &str)] = &[
     ("adidada", include_str!("../../../games/adidada.toml")),
+    ("alitev", include_str!("../../../games/alitev.toml")),
     ("anywoli", include_str!("../../../games/anywoli.toml")),
     ("aw-li-on-nam-ot-tjin", include_str!("../../../games/aw-li-on-nam-ot-tjin.toml")),
     ("aw-li-on-nam-ot-tjin-2", include_str!("../../../games/aw-li-on-nam-ot-tjin-2.toml")),

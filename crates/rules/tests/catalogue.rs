@@ -222,6 +222,18 @@ fn adidada_sows_the_emptied_house_on_a_lap() {
     );
 }
 
+/// Alıtev: E sows F and a; a made 3 is taken, then F behind it, made 1, across the rows;
+/// the emptied E ends the run.
+#[test]
+fn alitev_takes_a_run_of_ones_and_threes_on_either_side() {
+    worked(
+        "alitev",
+        "south | 9 9 | 3 3 3 3 2 0 2 1 1 0 0 0 | ongoing",
+        "E",
+        "north | 13 9 | 3 3 3 3 0 0 0 1 1 0 0 0 | ongoing | plies=1",
+    );
+}
+
 /// Awari (`all_singles`): F sows a and b; b made 2 is taken, a (1) stops the run, and with
 /// every house holding one seed or none the game ends, the singles scored to nobody: North's
 /// earlier captures win by one.
