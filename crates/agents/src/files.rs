@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use burn::prelude::Device;
-use mancala_nn::{ModelMeta, Net, NeuralEvaluator, NnError, layout_for, load_model};
+use mancala_encoding::layout_for;
+use mancala_nn::{ModelMeta, Net, NeuralEvaluator, NnError, load_model};
 use mancala_rules::Game;
 use mancala_tablebase::{Tablebase, TablebaseError};
 

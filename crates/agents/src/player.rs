@@ -10,8 +10,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use burn::prelude::Device;
+use mancala_encoding::layout_for;
 use mancala_mcts::{Agent, Evaluator, FinalPick, MAX_SIMULATIONS, RolloutEvaluator, SearchAgent, SearchConfig};
-use mancala_nn::{ModelMeta, Net, NeuralEvaluator, Precision, layout_for};
+use mancala_nn::{ModelMeta, Net, NeuralEvaluator, Precision};
 use mancala_rules::{Action, Game, Line};
 use mancala_tablebase::{Tablebase, TablebaseEvaluator};
 

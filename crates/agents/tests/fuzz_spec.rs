@@ -8,7 +8,8 @@ use std::sync::OnceLock;
 
 use burn::prelude::Device;
 use mancala_agents::AgentSpec;
-use mancala_nn::{ModelMeta, NetConfig, layout, save_model};
+use mancala_encoding::layout;
+use mancala_nn::{ModelMeta, NetConfig, save_model};
 use mancala_rules::{AnyGame, Game, parse_rules};
 use mancala_tablebase::Tablebase;
 use proptest::prelude::*;

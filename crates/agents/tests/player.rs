@@ -5,8 +5,9 @@ use std::time::Duration;
 
 use burn::prelude::Device;
 use mancala_agents::{AgentSpec, Guide, MAX_SIMULATIONS, PlayerError, PlayerSettings, build_player};
+use mancala_encoding::layout;
 use mancala_mcts::Agent;
-use mancala_nn::{ModelMeta, NetConfig, layout, save_model};
+use mancala_nn::{ModelMeta, NetConfig, save_model};
 use mancala_rules::{AnyGame, Game, Line, parse_rules};
 
 /// A small untrained model for `game`, saved in `dir`.

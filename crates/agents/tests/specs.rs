@@ -9,9 +9,10 @@ use std::time::Duration;
 use mancala_agents::{
     AgentKind, AgentSpec, FileError, MAX_SIMULATIONS, NET_MINIMAX, NET_SOLVER, PlayerSettings, SpecError,
 };
+use mancala_encoding::layout;
 use mancala_mcts::FinalPick;
 use mancala_mcts::alphabeta::Limit;
-use mancala_nn::{ModelMeta, NetConfig, NnError, Precision, layout, save_model};
+use mancala_nn::{ModelMeta, NetConfig, NnError, Precision, save_model};
 use mancala_rules::{AnyGame, Game, Line, parse_rules};
 use mancala_tablebase::Tablebase;
 

@@ -6,7 +6,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use burn::prelude::Device;
-use mancala_nn::{ModelMeta, NetConfig, layout, save_model};
+use mancala_encoding::layout;
+use mancala_nn::{ModelMeta, NetConfig, save_model};
 use mancala_rules::{Game, parse_rules};
 use mancala_store::Store;
 use mancala_train::layout::{self as keys, EvalRecord};

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 use burn::prelude::*;
-use mancala_nn::{Architecture, NetConfig, layout};
+use mancala_encoding::layout;
+use mancala_nn::{Architecture, NetConfig};
 use mancala_rules::{Game, parse_rules};
 
 const BIN: &str = env!("CARGO_BIN_EXE_mancala-zero");

@@ -1,7 +1,7 @@
 //! An inference service: one thread owns an evaluator (the network on its device) and answers
 //! the leaves that many search threads queue, in batches as large as the device likes. It
 //! knows only the [`Evaluator`] seam, so it lives beside the search, and self-play uses it
-//! without building a network library (`mancala-nn` re-exports it as `mancala_nn::service`).
+//! without building a network library.
 //!
 //! Why: on a GPU one network call costs about the same for 32 positions as for 1024, so the
 //! leaves of all of a worker's search threads should share calls; on the CPU each thread

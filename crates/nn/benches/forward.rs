@@ -11,8 +11,9 @@ use std::time::Duration;
 
 use burn::prelude::*;
 use criterion::{Criterion, Throughput, criterion_group};
+use mancala_encoding::{Batch, encode, layout, layout_for};
 use mancala_nn::cpu::CpuMlp;
-use mancala_nn::{Batch, Learner, NetConfig, OptimConfig, encode, layout, layout_for};
+use mancala_nn::{Learner, NetConfig, OptimConfig};
 use mancala_rules::{AnyGame, Game, parse_rules};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};

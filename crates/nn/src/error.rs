@@ -13,12 +13,12 @@ pub enum NnError {
     File(#[from] ContainerError),
     #[error(
         "{path} was made with input encoding version {found}; this build reads versions {}",
-        crate::encoding::versions_read()
+        mancala_encoding::versions_read()
     )]
     EncodingVersion { path: PathBuf, found: u32 },
     /// A layout asked for an encoding version this build does not have.
     #[error(transparent)]
-    Encoding(#[from] crate::encoding::UnknownEncoding),
+    Encoding(#[from] mancala_encoding::UnknownEncoding),
     #[error("{path} is a model for '{found}', not for '{expected}'")]
     WrongGame { path: PathBuf, found: String, expected: String },
     #[error("{path} has another network architecture: file {found}, expected {expected}")]

@@ -8,11 +8,11 @@ use mancala_mcts::{CachedEvaluator, Evaluator, utility};
 use mancala_rules::Game;
 
 use crate::cpu::CpuMlp;
-use crate::encoding::{Layout, encode_batch, layout};
 use crate::error::NnError;
 use crate::int8::Int8Path;
 use crate::model::{Net, margin_from_head};
 use crate::precision::Precision;
+use mancala_encoding::{Layout, encode_batch, layout};
 
 /// Evaluates batches of positions with a (non-autodiff) network: encodes them from the
 /// mover's side, runs one forward pass, masks illegal moves and turns WDL (and the margin,

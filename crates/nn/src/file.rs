@@ -22,9 +22,9 @@ use burn::tensor::Bytes;
 use mancala_container::{Builder, Kind, LegacyFormat};
 use serde::{Deserialize, Serialize};
 
-use crate::encoding::{ENCODING_VERSION, ENCODING_VERSIONS};
 use crate::error::NnError;
 use crate::model::{Net, NetConfig};
+use mancala_encoding::{ENCODING_VERSION, ENCODING_VERSIONS};
 
 /// The format version new model files are written in (1 was the framing before the container).
 pub const FORMAT_VERSION: u32 = 2;

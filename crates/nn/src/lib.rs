@@ -1,4 +1,4 @@
-//! Policy/value networks in burn for sowing games: the input encoding, the models (residual
+//! Policy/value networks in burn for sowing games: the models (residual
 //! MLP and a residual 1-D convolution tower over the pit ring), the training step, model
 //! files, and [`NeuralEvaluator`], which plugs a network into the search through
 //! `mancala_mcts::Evaluator` without the search knowing burn exists.
@@ -9,7 +9,6 @@ pub mod device;
 pub mod error;
 pub mod evaluator;
 pub mod file;
-pub mod fsutil;
 pub mod int8;
 pub mod model;
 #[cfg(feature = "onnx")]
@@ -17,24 +16,11 @@ pub mod onnx;
 pub mod precision;
 pub mod train;
 
-/// The input encoding moved to `mancala-encoding` and the inference service to
-/// `mancala-mcts` (neither needs a network library, and self-play builds without one);
-/// their old paths keep working.
-pub use mancala_encoding::encoding;
-pub use mancala_mcts::service;
-
 pub use agent::{NeuralAgent, neural_agent};
 pub use device::{DEVICES, inference_device, training_device};
-pub use encoding::{
-    ENCODING_VERSION, ENCODING_VERSIONS, Layout, SowingInputs, StateInputs, UnknownEncoding, encode, encode_batch,
-    layout, layout_for,
-};
 pub use error::NnError;
 pub use evaluator::NeuralEvaluator;
 pub use file::{ModelMeta, load_model, model_bytes, model_from_bytes, read_model_file, save_model};
 pub use model::{Architecture, Net, NetConfig, NetOutput, margin_from_head, margin_support, margin_target};
 pub use precision::{Precision, UnknownPrecision};
-pub use service::{
-    Blocking, InferenceService, ServiceClient, ServiceConfig, ServiceError, ServiceStats, SubmitEvaluator,
-};
-pub use train::{Batch, Learner, Losses, LrSchedule, OptimConfig, WeightAverage, flat_weights};
+pub use train::{Learner, Losses, LrSchedule, OptimConfig, WeightAverage, flat_weights};

@@ -10,7 +10,7 @@ use burn::nn::{Linear, LinearConfig};
 use burn::prelude::*;
 use burn::tensor::activation::{relu, softmax};
 
-use crate::encoding::Layout;
+use mancala_encoding::Layout;
 
 /// Which network body to use.
 #[derive(Config, Debug, PartialEq, Eq, Copy)]

@@ -92,7 +92,7 @@ impl OptimConfig {
 }
 
 /// The minibatch, defined without burn so self-play can fill it (`mancala-encoding`).
-pub use mancala_encoding::Batch;
+use mancala_encoding::Batch;
 
 /// Loss terms of one step, for logging.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -2,7 +2,7 @@
 //! began, plies left), present only where the rules let them vary; version 1 without them.
 //! Version 3 (the sowing channels) is in `encoding_sowing.rs`; its globals are version 2's.
 
-use mancala_nn::{ENCODING_VERSION, ENCODING_VERSIONS, Layout, encode, layout, layout_for};
+use mancala_encoding::{ENCODING_VERSION, ENCODING_VERSIONS, Layout, encode, layout, layout_for};
 use mancala_rules::{AnyGame, Game, Line, Setup, parse_rules};
 
 fn game(rules: &str) -> AnyGame {

@@ -1,7 +1,7 @@
 //! Input encoding version 3: the per-pit sowing channels (what sowing each pit would gain its
 //! owner now, the mover's and the opponent's; whether it would leave the owner to move again).
 
-use mancala_nn::{Layout, encode, layout, layout_for};
+use mancala_encoding::{Layout, encode, layout, layout_for};
 use mancala_rules::{AnyGame, Game, Player, Setup, parse_rules};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};

@@ -6,11 +6,10 @@ use std::path::{Path, PathBuf};
 
 use burn::prelude::Device;
 use mancala_container::{ContainerError, Kind};
+use mancala_encoding::layout_for;
 use mancala_mcts::Evaluator;
 use mancala_nn::file::{FORMAT_VERSION, LEGACY_MAGIC};
-use mancala_nn::{
-    ModelMeta, Net, NeuralEvaluator, NnError, layout_for, load_model, model_bytes, model_from_bytes, save_model,
-};
+use mancala_nn::{ModelMeta, Net, NeuralEvaluator, NnError, load_model, model_bytes, model_from_bytes, save_model};
 use mancala_rules::{AnyGame, Game, Line, parse_rules};
 
 /// Models of format version 1, as the binary embedded them (crates/cli/src/shipped.rs).

@@ -9,8 +9,9 @@ use std::sync::OnceLock;
 use burn::prelude::Device;
 use burn::tensor::{Tensor, TensorData};
 use mancala_container::Kind;
+use mancala_encoding::layout;
 use mancala_nn::file::FORMAT_VERSION;
-use mancala_nn::{ModelMeta, Net, NetConfig, NnError, layout, model_bytes, model_from_bytes};
+use mancala_nn::{ModelMeta, Net, NetConfig, NnError, model_bytes, model_from_bytes};
 use mancala_rules::{Game, parse_rules};
 use proptest::prelude::*;
 

@@ -10,9 +10,10 @@
 use std::path::PathBuf;
 
 use burn::prelude::Device;
+use mancala_encoding::layout_for;
 use mancala_mcts::Evaluator;
 use mancala_nn::int8::Int8Path;
-use mancala_nn::{NeuralEvaluator, Precision, layout_for, load_model};
+use mancala_nn::{NeuralEvaluator, Precision, load_model};
 use mancala_rules::{AnyGame, AnyPosition, Game, parse_rules};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};

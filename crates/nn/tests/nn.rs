@@ -4,12 +4,13 @@ use std::path::PathBuf;
 
 use burn::prelude::*;
 use mancala_container::ContainerError;
+use mancala_encoding::{Batch, ENCODING_VERSION, encode, encode_batch, layout, layout_for};
 use mancala_mcts::{Evaluator, Search, SearchConfig};
 use mancala_nn::cpu::CpuMlp;
 use mancala_nn::file::{FORMAT_VERSION, model_bytes};
 use mancala_nn::{
-    Architecture, Batch, ENCODING_VERSION, Learner, ModelMeta, NetConfig, NeuralEvaluator, NnError, OptimConfig,
-    encode, encode_batch, layout, layout_for, load_model, margin_from_head, margin_support, margin_target, save_model,
+    Architecture, Learner, ModelMeta, NetConfig, NeuralEvaluator, NnError, OptimConfig, load_model, margin_from_head,
+    margin_support, margin_target, save_model,
 };
 use mancala_rules::{AnyGame, Game, Line, Setup, parse_rules};
 use rand::rngs::SmallRng;

@@ -9,8 +9,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use burn::prelude::*;
+use mancala_encoding::layout;
+use mancala_mcts::service::{InferenceService, ServiceConfig, ServiceError};
 use mancala_mcts::{Evaluator, uniform_policy};
-use mancala_nn::{InferenceService, Net, NetConfig, NeuralEvaluator, ServiceConfig, ServiceError, layout};
+use mancala_nn::{Net, NetConfig, NeuralEvaluator};
 use mancala_rules::{AnyGame, Game, parse_rules};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};

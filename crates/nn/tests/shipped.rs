@@ -6,8 +6,9 @@
 use std::path::PathBuf;
 
 use burn::prelude::Device;
+use mancala_encoding::{ENCODING_VERSION, layout_for};
 use mancala_mcts::Evaluator;
-use mancala_nn::{ENCODING_VERSION, NeuralEvaluator, NnError, layout_for, load_model};
+use mancala_nn::{NeuralEvaluator, NnError, load_model};
 use mancala_rules::{AnyGame, Game, Setup, parse_rules};
 
 /// (preset, position line, value, policy) recorded with the shipped models before encoding

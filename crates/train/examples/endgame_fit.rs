@@ -27,10 +27,10 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use burn::prelude::Device;
+use mancala_encoding::{Batch, ENCODING_VERSION, layout_for};
 use mancala_mcts::Evaluator;
 use mancala_nn::{
-    Architecture, Batch, ENCODING_VERSION, Learner, LrSchedule, ModelMeta, NetConfig, NeuralEvaluator, OptimConfig,
-    layout_for, load_model, save_model,
+    Architecture, Learner, LrSchedule, ModelMeta, NetConfig, NeuralEvaluator, OptimConfig, load_model, save_model,
 };
 use mancala_rules::{Game, parse_rules};
 use mancala_selfplay::database_rows;

@@ -692,7 +692,7 @@ impl RunConfig {
 
     /// The network shape for the run's game.
     pub fn net_config(&self, game: &AnyGame) -> NetConfig {
-        NetConfig::for_layout(&mancala_nn::layout(game), game.action_space())
+        NetConfig::for_layout(&mancala_encoding::layout(game), game.action_space())
             .with_architecture(self.network.architecture.into())
             .with_width(self.network.width)
             .with_blocks(self.network.blocks)

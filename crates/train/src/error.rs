@@ -32,7 +32,7 @@ pub enum TrainError {
     #[error(transparent)]
     Shard(#[from] mancala_selfplay::ShardError),
     #[error("self-play: {0}")]
-    SelfPlay(#[from] mancala_nn::ServiceError),
+    SelfPlay(#[from] mancala_mcts::service::ServiceError),
     /// A role's thread panicked; the run stopped the other roles and kept what was stored.
     #[error("the {role} stopped on a panic: {message}")]
     Panicked { role: String, message: String },

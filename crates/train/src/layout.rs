@@ -96,7 +96,7 @@ pub fn check_worker_id(id: &str) -> Result<(), String> {
 /// FNV-1a-64 of a whole model file as 16 hex digits: names the object and is checked by
 /// every reader before use.
 pub fn checksum(bytes: &[u8]) -> String {
-    format!("{:016x}", mancala_nn::fsutil::fnv1a64(bytes))
+    format!("{:016x}", mancala_container::fnv1a64(bytes))
 }
 
 /// `run.json`: what the store is and how long the run goes on.

@@ -2,7 +2,8 @@
 //! errors that name the object.
 
 use burn::prelude::Device;
-use mancala_nn::{ENCODING_VERSION, Learner, ModelMeta, Net, model_bytes, model_from_bytes};
+use mancala_encoding::ENCODING_VERSION;
+use mancala_nn::{Learner, ModelMeta, Net, model_bytes, model_from_bytes};
 use mancala_rules::{AnyGame, Game};
 use mancala_store::{Created, Store};
 use serde::Serialize;

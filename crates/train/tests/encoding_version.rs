@@ -3,7 +3,8 @@
 //! names the model and says what to do, instead of training or playing on mixed inputs.
 
 use burn::prelude::Device;
-use mancala_nn::{ENCODING_VERSION, ModelMeta, NetConfig, layout_for, model_bytes};
+use mancala_encoding::{ENCODING_VERSION, layout_for};
+use mancala_nn::{ModelMeta, NetConfig, model_bytes};
 use mancala_rules::Game;
 use mancala_store::Store;
 use mancala_train::layout::{self, BestPointer, Candidate};

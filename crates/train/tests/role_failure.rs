@@ -89,7 +89,7 @@ fn a_run_whose_model_is_corrupt_fails_naming_it() {
 #[test]
 fn a_shard_of_another_shape_is_skipped_by_name() {
     let run = Run::create(Store::open("memory://wrong-shape").unwrap(), &tiny(3)).unwrap();
-    let inputs = mancala_nn::layout(&run.game).inputs() + 2;
+    let inputs = mancala_encoding::layout(&run.game).inputs() + 2;
     let actions = run.game.action_space();
     let rows: Vec<Row> = (0..4)
         .map(|_| Row {

@@ -10,8 +10,9 @@ use std::time::{Duration, Instant};
 
 use burn::prelude::{Device, Tensor, TensorData};
 use mancala_agents::{Guide, MAX_SIMULATIONS, PlayerSettings, build_player};
+use mancala_encoding::{Layout, layout_for};
 use mancala_mcts::{NodeId, NodeState, Search};
-use mancala_nn::{Layout, ModelMeta, Net, layout_for, load_model};
+use mancala_nn::{ModelMeta, Net, load_model};
 use mancala_rules::{Action, AnyGame, Game, Line};
 use mancala_tablebase::Tablebase;
 use serde::{Deserialize, Serialize};
@@ -377,7 +378,7 @@ fn judge(game: &AnyGame, line: &Line<AnyGame>, net: &Net, layout: &Layout) -> Op
         return None;
     }
     let mut input = vec![0.0f32; layout.inputs()];
-    mancala_nn::encode(game, layout, line.position(), &mut input);
+    mancala_encoding::encode(game, layout, line.position(), &mut input);
     let device = Device::flex();
     let x = Tensor::<2>::from_data(TensorData::new(input, [1, layout.inputs()]), &device);
     let out = net.forward(x);

@@ -41,7 +41,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let game = parse_rules(&first.rules).with_context(|| format!("the rules of the first record '{}'", first.rules))?;
     let (meta, net) = crate::shipped::given_or_shipped(&game, args.model.as_deref())?;
     // The model's own input encoding version; the raw value (no margin in it), as trained.
-    let layout = mancala_nn::layout_for(&game, meta.encoding_version)?;
+    let layout = mancala_encoding::layout_for(&game, meta.encoding_version)?;
     let mut evaluator = mancala_nn::NeuralEvaluator::with_layout(&game, layout, net, burn::prelude::Device::flex());
     let by = args.plies.map_or(PhaseBy::Seeds, PhaseBy::Plies);
     let phases = value_calibration(&game, &records, &mut evaluator, by, usize::from(args.phases))?;

@@ -88,14 +88,14 @@ fn from_file(path: &Path) -> anyhow::Result<(ModelMeta, Net, AnyGame, PathBuf)> 
 #[cfg(feature = "onnx")]
 fn write_onnx(out: &Path, meta: &ModelMeta, net: &Net, game: &AnyGame) -> anyhow::Result<()> {
     // The model's own input encoding version, which the sidecar records (`model`).
-    let layout = mancala_nn::layout_for(game, meta.encoding_version)?;
+    let layout = mancala_encoding::layout_for(game, meta.encoding_version)?;
     let (bytes, fixed_batch) = mancala_nn::onnx::onnx_bytes(net, layout.inputs())?;
     if let Some(b) = fixed_batch {
         println!(
             "note: this network's graph is exported for a fixed batch of {b} (its slices cannot keep a free batch axis)"
         );
     }
-    mancala_nn::fsutil::atomic_write(out, &bytes).with_context(|| format!("writing {}", out.display()))?;
+    mancala_container::atomic_write(out, &bytes).with_context(|| format!("writing {}", out.display()))?;
     let check = check_vectors(net, game, &layout)?;
     let sidecar = serde_json::json!({
         "format": "mancala-zero onnx export 1",
@@ -110,7 +110,7 @@ fn write_onnx(out: &Path, meta: &ModelMeta, net: &Net, game: &AnyGame) -> anyhow
         "check": check,
     });
     let json_path = PathBuf::from(format!("{}.json", out.display()));
-    mancala_nn::fsutil::atomic_write(&json_path, serde_json::to_string_pretty(&sidecar)?.as_bytes())
+    mancala_container::atomic_write(&json_path, serde_json::to_string_pretty(&sidecar)?.as_bytes())
         .with_context(|| format!("writing {}", json_path.display()))?;
     Ok(())
 }
@@ -119,12 +119,12 @@ fn write_onnx(out: &Path, meta: &ModelMeta, net: &Net, game: &AnyGame) -> anyhow
 /// for them, so that any runtime can check it reads the graph the same way
 /// (`scripts/onnx_check.py` does, with onnxruntime).
 #[cfg(feature = "onnx")]
-fn check_vectors(net: &Net, game: &AnyGame, layout: &mancala_nn::Layout) -> anyhow::Result<serde_json::Value> {
+fn check_vectors(net: &Net, game: &AnyGame, layout: &mancala_encoding::Layout) -> anyhow::Result<serde_json::Value> {
     use burn::prelude::*;
 
     let positions = super::bench::nn::sample_positions(game, 6, 1);
     let mut flat = Vec::new();
-    mancala_nn::encode_batch(game, layout, &positions, &mut flat);
+    mancala_encoding::encode_batch(game, layout, &positions, &mut flat);
     let inputs: Vec<Vec<f32>> = flat.chunks(layout.inputs()).map(<[f32]>::to_vec).collect();
     let data = TensorData::new(flat, [positions.len(), layout.inputs()]);
     let out = net.forward(Tensor::<2>::from_data(data, &Device::flex()));

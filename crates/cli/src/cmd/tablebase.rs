@@ -112,7 +112,7 @@ fn accuracy(args: AccuracyArgs) -> anyhow::Result<()> {
     let game = parse_rules(tb.rules()).with_context(|| format!("{}: rules", args.db.display()))?;
     let (meta, net) = crate::shipped::given_or_shipped(&game, args.model.as_deref())?;
     // The model's own input encoding version (shipped networks are of version 1 or 2).
-    let layout = mancala_nn::layout_for(&game, meta.encoding_version)?;
+    let layout = mancala_encoding::layout_for(&game, meta.encoding_version)?;
     // The network's own value, before any search, for the value-sign figure.
     let mut evaluator =
         mancala_nn::NeuralEvaluator::with_layout(&game, layout, net.clone(), burn::prelude::Device::flex());

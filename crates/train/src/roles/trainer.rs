@@ -12,7 +12,8 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use mancala_nn::{Batch, Learner, ModelMeta, model_bytes};
+use mancala_encoding::Batch;
+use mancala_nn::{Learner, ModelMeta, model_bytes};
 use mancala_rules::Game;
 use mancala_selfplay::window::push_row;
 use mancala_selfplay::{ReplayWindow, Row, database_rows, parse_shard};
@@ -191,7 +192,7 @@ fn read_shard(run: &Run, key: &str) -> Result<(Vec<Row>, usize), TrainError> {
     let name = run.store.describe(key);
     let (header, rows) = parse_shard(Path::new(&name), &bytes, Some(&run.game.rules_string()))?;
     // The shape a worker of this run writes (see `worker::play_shard`).
-    header.check_shape(Path::new(&name), mancala_nn::layout(&run.game).inputs(), run.game.action_space())?;
+    header.check_shape(Path::new(&name), mancala_encoding::layout(&run.game).inputs(), run.game.action_space())?;
     Ok((rows, header.games))
 }
 
@@ -288,7 +289,7 @@ fn take_steps(
     let t = &run.config.training;
     let start = Instant::now();
     let mut batch = Batch::default();
-    let lay = mancala_nn::layout(&run.game);
+    let lay = mancala_encoding::layout(&run.game);
     let mut sums = [0.0f64; 6];
     let mut lr = 0.0;
     for _ in 0..steps {

@@ -188,7 +188,7 @@ pub fn play_shard(
     let rows: Vec<_> = out.games.iter().flat_map(|g| g.rows.iter().cloned()).collect();
     let header = ShardHeader {
         rules: game.rules_string(),
-        inputs: mancala_nn::layout(game).inputs(),
+        inputs: mancala_encoding::layout(game).inputs(),
         actions: game.action_space(),
         rows: rows.len(),
         games: out.games.len(),
@@ -267,9 +267,7 @@ pub fn run_worker(run: &Run, opts: &WorkerOptions, ctl: &Ctl) -> Result<WorkerRe
         // The poll above returned an error unless a model is loaded.
         let Some(m) = model.as_ref() else { continue };
         let seed = mancala_rules::hash::mix64(
-            run.config.run.seed
-                ^ mancala_rules::hash::mix64(sequence)
-                ^ mancala_nn::fsutil::fnv1a64(opts.id.as_bytes()),
+            run.config.run.seed ^ mancala_rules::hash::mix64(sequence) ^ mancala_container::fnv1a64(opts.id.as_bytes()),
         );
         let Some(shard) = play_shard(run, m, endgame.as_ref(), opts.threads, seed, &ctl.stop)? else {
             continue;

@@ -7,7 +7,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use burn::prelude::Device;
-use mancala_nn::{ModelMeta, NetConfig, layout, save_model};
+use mancala_encoding::layout;
+use mancala_nn::{ModelMeta, NetConfig, save_model};
 use mancala_rules::{Game, parse_rules};
 use mancala_web::{App, ServerConfig};
 

@@ -19,11 +19,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use burn::prelude::*;
+use mancala_encoding::{Batch, encode, encode_batch, layout};
 use mancala_mcts::Evaluator;
 use mancala_nn::int8::Int8Path;
-use mancala_nn::{
-    Architecture, Batch, Learner, NetConfig, NeuralEvaluator, OptimConfig, Precision, encode, encode_batch, layout,
-};
+use mancala_nn::{Architecture, Learner, NetConfig, NeuralEvaluator, OptimConfig, Precision};
 use mancala_rules::{AnyGame, AnyPosition, Game};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};

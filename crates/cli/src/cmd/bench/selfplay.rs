@@ -6,9 +6,10 @@ use std::sync::Arc;
 
 use anyhow::bail;
 use burn::prelude::Device;
+use mancala_encoding::{layout, layout_for};
 use mancala_mcts::evaluator::{CacheStats, EvalCache};
 use mancala_mcts::{CachedEvaluator, Evaluator, SearchConfig};
-use mancala_nn::{NetConfig, NeuralEvaluator, Precision, layout, layout_for};
+use mancala_nn::{NetConfig, NeuralEvaluator, Precision};
 use mancala_rules::{AnyGame, Game};
 use mancala_selfplay::{Inference, SelfPlayConfig, play_games, play_games_served};
 
