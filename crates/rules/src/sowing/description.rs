@@ -505,6 +505,17 @@ fn bad(key: &str, reason: impl Into<String>) -> RulesError {
     RulesError::Description { key: key.to_string(), reason: reason.into() }
 }
 
+/// The board of a description, checked: what the other keys are judged against.
+struct ResolvedBoard {
+    ranks: usize,
+    houses: usize,
+    pits: usize,
+    /// Seeds a house of each player at the start.
+    start: Vec<u8>,
+    /// Seeds on the board, both players.
+    total: u32,
+}
+
 impl Description {
     /// Reads a description from TOML text.
     ///
@@ -556,6 +567,61 @@ impl Description {
     /// game that could go on forever (no cycle rule and no ply cap where seeds can
     /// circulate), or keys that contradict each other.
     pub fn resolve(&self) -> Result<Rules, RulesError> {
+        self.check_name()?;
+        let board = self.resolve_board()?;
+        self.check_moves(&board)?;
+        self.check_sowing()?;
+        let capture_counts = self.capture_counts(board.total)?;
+        self.check_end(&board, capture_counts)?;
+        let tuzdyk = self.check_specials(board.ranks, board.houses)?;
+        let (moves, sowing, capture, end) = (&self.moves, &self.sowing, &self.capture, &self.end);
+        let rules = Rules {
+            ranks: board.ranks,
+            territory: board.pits / 2,
+            pits: board.pits,
+            total: board.total as u16,
+            start: board.start,
+            stores: self.board.stores,
+            min_seeds: moves.min_seeds,
+            singletons: moves.singletons,
+            must_feed: moves.must_feed,
+            from: moves.from,
+            direction: sowing.direction,
+            origin: sowing.origin,
+            relay: sowing.relay,
+            relay_limit: sowing.relay_limit,
+            extra_turn: sowing.extra_turn,
+            capture_counts,
+            capture_on: capture.on,
+            capture_from: capture.from,
+            sowing_to: capture.sowing_to,
+            cross: capture.cross,
+            cross_seed: capture.cross_seed,
+            cross_from: capture.cross_from,
+            four_rank: capture.four_rank,
+            grand_slam: capture.grand_slam,
+            majority: end.majority,
+            no_move: end.no_move,
+            empty_row: end.empty_row,
+            empty_row_to: end.empty_row_to,
+            all_singles: end.all_singles,
+            seeds_left: end.seeds_left,
+            cycle: end.cycle,
+            max_plies: end.max_plies,
+            score: end.score,
+            tuzdyk,
+        };
+        if rules.action_space() > crate::MAX_ACTIONS {
+            return Err(bad(
+                "board.houses",
+                format!("{} actions; at most {} are supported", rules.action_space(), crate::MAX_ACTIONS),
+            ));
+        }
+        Ok(rules)
+    }
+
+    /// The format version and the name.
+    fn check_name(&self) -> Result<(), RulesError> {
         if self.format != FORMAT {
             return Err(bad("format", format!("this build reads format {FORMAT}, not {}", self.format)));
         }
@@ -565,6 +631,11 @@ impl Description {
         {
             return Err(bad("name", format!("'{}' must be 1 to 40 lower-case letters, digits or '-'", self.name)));
         }
+        Ok(())
+    }
+
+    /// The board's size, start and seed count.
+    fn resolve_board(&self) -> Result<ResolvedBoard, RulesError> {
         let board = &self.board;
         let ranks = usize::from(board.ranks);
         if ranks != 2 && ranks != 4 {
@@ -606,6 +677,12 @@ impl Description {
         if board.stores && ranks != 2 {
             return Err(bad("board.stores", "stores sit at the ends of the rows of a two-rank board"));
         }
+        Ok(ResolvedBoard { ranks, houses, pits, start, total })
+    }
+
+    /// The move keys against the board.
+    fn check_moves(&self, b: &ResolvedBoard) -> Result<(), RulesError> {
+        let (start, ranks) = (&b.start, b.ranks);
         let moves = &self.moves;
         if moves.min_seeds == 0 {
             return Err(bad("move.min_seeds", "at least 1: an empty house cannot be sown"));
@@ -619,6 +696,12 @@ impl Description {
         if moves.from == SowFrom::Controlled && ranks == 4 {
             return Err(bad("move.from", "a four-rank player sows only their own territory's circuit"));
         }
+        Ok(())
+    }
+
+    /// The sowing keys against the board.
+    fn check_sowing(&self) -> Result<(), RulesError> {
+        let board = &self.board;
         let sowing = &self.sowing;
         if sowing.extra_turn && !board.stores {
             return Err(bad("sowing.extra_turn", "an extra turn for a last seed in one's store needs board.stores"));
@@ -629,6 +712,12 @@ impl Description {
         if sowing.relay_limit > MAX_RELAY_LIMIT {
             return Err(bad("sowing.relay_limit", format!("at most {MAX_RELAY_LIMIT}")));
         }
+        Ok(())
+    }
+
+    /// The capture keys; returns the counts a house is captured on, as a set (bit `c`).
+    fn capture_counts(&self, total: u32) -> Result<u64, RulesError> {
+        let (ranks, sowing) = (usize::from(self.board.ranks), &self.sowing);
         let capture = &self.capture;
         let mut capture_counts = 0u64;
         for &c in &capture.counts {
@@ -668,6 +757,12 @@ impl Description {
         if capture.four_rank && !sowing.relay {
             return Err(bad("capture.four_rank", "the captured seeds are sown on: needs sowing.relay"));
         }
+        Ok(capture_counts)
+    }
+
+    /// The end keys: each refused where it cannot apply, and a game that could go on for ever.
+    fn check_end(&self, b: &ResolvedBoard, capture_counts: u64) -> Result<(), RulesError> {
+        let (board, sowing, capture, start, total) = (&self.board, &self.sowing, &self.capture, &b.start, b.total);
         let end = &self.end;
         if end.score == Score::Board && (capture_counts != 0 || capture.cross != Cross::None || board.stores) {
             return Err(bad(
@@ -711,6 +806,13 @@ impl Description {
                 "this game can go on for ever: give end.cycle (repetition or plies:N) or end.max_plies",
             ));
         }
+        Ok(())
+    }
+
+    /// The special rules: known ones only, each where it can be judged. Returns whether
+    /// `tuzdyk` is on.
+    fn check_specials(&self, ranks: usize, houses: usize) -> Result<bool, RulesError> {
+        let (moves, sowing, capture) = (&self.moves, &self.sowing, &self.capture);
         if let Some(other) = self.special.iter().find(|s| !SPECIALS.contains(&s.as_str())) {
             let known = if SPECIALS.is_empty() { "none yet".to_string() } else { SPECIALS.join(", ") };
             return Err(bad("special", format!("unknown special rule '{other}': this build knows {known}")));
@@ -739,48 +841,6 @@ impl Description {
                 return refuse("claims a house holding 3: capture.counts cannot also take a house of 3");
             }
         }
-        let rules = Rules {
-            ranks,
-            territory,
-            pits,
-            start,
-            total: total as u16,
-            stores: board.stores,
-            min_seeds: moves.min_seeds,
-            singletons: moves.singletons,
-            must_feed: moves.must_feed,
-            from: moves.from,
-            direction: sowing.direction,
-            origin: sowing.origin,
-            relay: sowing.relay,
-            relay_limit: sowing.relay_limit,
-            extra_turn: sowing.extra_turn,
-            capture_counts,
-            capture_on: capture.on,
-            capture_from: capture.from,
-            sowing_to: capture.sowing_to,
-            cross: capture.cross,
-            cross_seed: capture.cross_seed,
-            cross_from: capture.cross_from,
-            four_rank: capture.four_rank,
-            grand_slam: capture.grand_slam,
-            majority: end.majority,
-            no_move: end.no_move,
-            empty_row: end.empty_row,
-            empty_row_to: end.empty_row_to,
-            all_singles: end.all_singles,
-            seeds_left: end.seeds_left,
-            cycle: end.cycle,
-            max_plies: end.max_plies,
-            score: end.score,
-            tuzdyk,
-        };
-        if rules.action_space() > crate::MAX_ACTIONS {
-            return Err(bad(
-                "board.houses",
-                format!("{} actions; at most {} are supported", rules.action_space(), crate::MAX_ACTIONS),
-            ));
-        }
-        Ok(rules)
+        Ok(tuzdyk)
     }
 }
