@@ -128,7 +128,7 @@ async fn info(State(app): AppState) -> Json<Info> {
     Json(Info {
         version: env!("CARGO_PKG_VERSION"),
         presets: PRESETS,
-        catalogue: app.config.catalogue.as_deref().map(crate::catalogue::read).unwrap_or_default(),
+        catalogue: crate::catalogue::read(app.config.catalogue.as_deref()),
         default_rules: app.config.default_rules.clone(),
         max_simulations: app.config.limits.max_simulations,
         max_milliseconds: app.config.limits.max_think.as_millis(),

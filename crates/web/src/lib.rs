@@ -9,7 +9,7 @@
 //! - [`engine`]: who plays for the engine, and one search capped in simulations and time.
 //! - [`view`], [`board`], [`course`]: what the page is told about a game: the board's
 //!   layout from the game's description, and every move's course from the engine's trace.
-//! - [`catalogue`]: the game description files the page offers beside the presets.
+//! - [`catalogue`]: the described games the page offers beside the presets (built in, and a folder's).
 //! - [`runs`]: training runs in the store `--runs` names, read through the run layout.
 //!
 //! ```no_run
@@ -51,7 +51,8 @@ pub struct ServerConfig {
     pub db: Option<PathBuf>,
     /// A store whose folders are training runs (a directory, `s3://BUCKET/PREFIX`, ...).
     pub runs: Option<String>,
-    /// A folder of game descriptions (`*.toml`) the page offers beside the presets.
+    /// A folder of game descriptions (`*.toml`) the page offers beside the presets and the
+    /// built-in catalogue (which it always offers).
     pub catalogue: Option<PathBuf>,
     pub shipped: Option<ShippedModels>,
     /// Games kept at once; a new one past this drops the game idle longest.

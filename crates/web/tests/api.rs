@@ -452,10 +452,11 @@ async fn info_lists_the_catalogue_of_described_games() {
     let app = router(common::app(ServerConfig { catalogue: Some(dir.path().to_path_buf()), ..common::config() }));
     let info = ok(&app, "GET", "/api/info", None).await;
     let games = info["catalogue"]["games"].as_array().unwrap();
-    assert_eq!(games.len(), 1);
-    assert_eq!(games[0]["name"], "clockwise-five");
-    let view = new_game(&app, json!({"rules": games[0]["rules"]})).await;
-    assert_eq!(view["rules"], games[0]["game"]);
+    // The built-in games and the folder's.
+    assert_eq!(games.len(), mancala_rules::catalogue::GAMES.len() + 1);
+    let mine = games.iter().find(|g| g["name"] == "clockwise-five").unwrap();
+    let view = new_game(&app, json!({"rules": mine["rules"]})).await;
+    assert_eq!(view["rules"], mine["game"]);
 }
 
 /// A run written through the store, as training writes it: its config, metrics, one

@@ -456,7 +456,28 @@ async fn described_games(client: &Client) {
     }
     play_on(client, "toguz-kumalak", 3).await;
 
+    // Every game of the picker (the presets and the whole catalogue), chosen with a click:
+    // the board is drawn with the game's houses and seeds from its start, and South's moves
+    // are the rules crate's.
+    let picker = js(
+        client,
+        "return Array.from(document.querySelectorAll('#preset option')).map((o) => o.value).filter((v) => v);",
+    )
+    .await;
+    let picker: Vec<String> = serde_json::from_value(picker).unwrap();
+    assert_eq!(picker.len(), mancala_rules::catalogue::entries().len(), "{picker:?}");
+    for rules in &picker {
+        set_field(client, "preset", rules).await;
+        let page = drawn(client).await;
+        assert_eq!(page["message"], "", "{rules}");
+        assert_eq!(page["rules"].as_str().map(parse_rules).unwrap().unwrap(), parse_rules(rules).unwrap(), "{rules}");
+        let game = parse_rules(rules).unwrap();
+        assert_eq!(page["pits"].as_array().unwrap().len(), game.pits(&game.start()).len(), "{rules}");
+        check_against_rules(&page, true);
+    }
+
     // Bad rules are a message on the page, and the game in play stays.
+    new_game(client, "toguz-kumalak").await;
     new_game(client, "sowing {\"format\": 1}").await;
     let page = drawn(client).await;
     assert!(page["message"].as_str().unwrap().contains("sowing"), "{}", page["message"]);

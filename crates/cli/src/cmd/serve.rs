@@ -30,6 +30,10 @@ pub struct Args {
     /// `s3://BUCKET/PREFIX`): their curves, and games against their checkpoints.
     #[arg(long, value_name = "URL", alias = "checkpoints")]
     pub runs: Option<String>,
+    /// A folder of game descriptions (`*.toml`) the page offers beside the built-in catalogue
+    /// (a file of a built-in game's name replaces it); read at every listing.
+    #[arg(long, value_name = "DIR", default_value = "games")]
+    pub games: PathBuf,
     /// Games kept at once; past this a new game drops the one idle longest.
     #[arg(long, default_value_t = 1000)]
     pub max_games: usize,
@@ -55,6 +59,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         model: args.model,
         db: args.db,
         runs: args.runs,
+        catalogue: Some(args.games),
         shipped: if args.no_model { None } else { Some(crate::shipped::shipped_model) },
         max_games: args.max_games,
         idle: Duration::from_secs(args.idle_minutes * 60),
