@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use anyhow::bail;
 use burn::prelude::Device;
-use mancala_encoding::{layout, layout_for};
+use mancala_encoding::{Layout, layout, layout_for};
 use mancala_mcts::evaluator::{CacheStats, EvalCache};
 use mancala_mcts::{CachedEvaluator, Evaluator, SearchConfig};
-use mancala_nn::{NetConfig, NeuralEvaluator, Precision};
+use mancala_nn::{Net, NetConfig, NeuralEvaluator, Precision};
 use mancala_rules::{AnyGame, Game};
 use mancala_selfplay::{Inference, SelfPlayConfig, play_games, play_games_served};
 
@@ -80,24 +80,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         bail!("--threads, --parallel-games and --games must be at least 1");
     }
     let named = args.common.game.clone().unwrap_or_else(default_game);
-    // The shipped network is encoded with its own input encoding version (1).
-    let (net, lay, what) = match crate::shipped::shipped_model(&named)? {
-        Some((meta, net)) => (net, layout_for(&named, meta.encoding_version)?, "shipped network"),
-        None => {
-            let lay = layout(&named);
-            (NetConfig::for_layout(&lay, named.action_space()).init(&Device::flex()), lay, "untrained network")
-        }
-    };
-    let game = if args.described && !matches!(named, AnyGame::Described(_)) {
-        let described = AnyGame::Described(mancala_rules::sowing::Described::new(named.description())?);
-        // The description plays the preset's game: the network reads the same inputs.
-        if layout_for(&described, lay.version)? != lay {
-            bail!("the described {} encodes differently from the preset", named.name());
-        }
-        described
-    } else {
-        named
-    };
+    let (net, lay, what) = network_for(&named)?;
+    let game = if args.described { described(named, lay)? } else { named };
     let inference = match args.inference {
         Path::Direct => Inference::Direct,
         Path::Service => Inference::Service,
@@ -179,29 +163,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.parallel_games
     );
     println!("CPU kernel: {kernel}");
-    let (mut stats, mut bytes) = (CacheStats::default(), 0usize);
-    for cache in caches.lock().expect("the list of caches").iter() {
-        let s = cache.stats();
-        stats.lookups += s.lookups;
-        stats.hits += s.hits;
-        bytes = bytes.max(cache.bytes(game.action_space()));
-    }
-    match (inference, args.cache) {
-        (Inference::Direct, CacheMode::Off) => println!("evaluation cache: off"),
-        (Inference::Direct, mode) => println!(
-            "evaluation cache: {} of 2^{} answers ({:.1} MiB each): hit rate {:.1}% ({} of {} lookups)",
-            if mode == CacheMode::Shared { "one shared by all threads" } else { "one a thread" },
-            args.cache_log2,
-            bytes as f64 / (1 << 20) as f64,
-            stats.hit_rate() * 100.0,
-            stats.hits,
-            stats.lookups
-        ),
-        (Inference::Service, _) => println!(
-            "evaluation cache: one of 2^{} answers a thread's client (hit rate not reported on this path)",
-            args.cache_log2
-        ),
-    }
+    report_cache(&caches.lock().expect("the list of caches"), &game, inference, args.cache, args.cache_log2);
     match inference {
         Inference::Direct => println!("inference: direct (each thread its own network)"),
         Inference::Service => println!(
@@ -215,4 +177,56 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     println!("simulations/s: {:.0}", sims as f64 / secs);
     println!("positions/s: {:.0}", moves as f64 / secs);
     Ok(())
+}
+
+/// The game's shipped network with its own input encoding version, or an untrained one;
+/// and which of the two it is.
+fn network_for(game: &AnyGame) -> anyhow::Result<(Net, Layout, &'static str)> {
+    Ok(match crate::shipped::shipped_model(game)? {
+        Some((meta, net)) => (net, layout_for(game, meta.encoding_version)?, "shipped network"),
+        None => {
+            let lay = layout(game);
+            (NetConfig::for_layout(&lay, game.action_space()).init(&Device::flex()), lay, "untrained network")
+        }
+    })
+}
+
+/// A preset played by the sowing engine from its description (`--described`), which must
+/// read the same inputs as the preset so that the preset's network plays it.
+fn described(named: AnyGame, lay: Layout) -> anyhow::Result<AnyGame> {
+    if matches!(named, AnyGame::Described(_)) {
+        return Ok(named);
+    }
+    let described = AnyGame::Described(mancala_rules::sowing::Described::new(named.description())?);
+    if layout_for(&described, lay.version)? != lay {
+        bail!("the described {} encodes differently from the preset", named.name());
+    }
+    Ok(described)
+}
+
+/// The evaluation caches' hit rate and size over every round.
+fn report_cache(caches: &[Arc<EvalCache>], game: &AnyGame, inference: Inference, mode: CacheMode, log2: u32) {
+    let (mut stats, mut bytes) = (CacheStats::default(), 0usize);
+    for cache in caches {
+        let s = cache.stats();
+        stats.lookups += s.lookups;
+        stats.hits += s.hits;
+        bytes = bytes.max(cache.bytes(game.action_space()));
+    }
+    match (inference, mode) {
+        (Inference::Direct, CacheMode::Off) => println!("evaluation cache: off"),
+        (Inference::Direct, mode) => println!(
+            "evaluation cache: {} of 2^{} answers ({:.1} MiB each): hit rate {:.1}% ({} of {} lookups)",
+            if mode == CacheMode::Shared { "one shared by all threads" } else { "one a thread" },
+            log2,
+            bytes as f64 / (1 << 20) as f64,
+            stats.hit_rate() * 100.0,
+            stats.hits,
+            stats.lookups
+        ),
+        (Inference::Service, _) => println!(
+            "evaluation cache: one of 2^{} answers a thread's client (hit rate not reported on this path)",
+            log2
+        ),
+    }
 }
