@@ -228,28 +228,39 @@ mod tests {
         assert_eq!(row_sum(row_word(&b, 3, row_mask(2))), 9);
     }
 
+    /// A board of `houses` a row holding 0, 1, 2, 0, ... with `seeds` in South's `house`, and
+    /// its rows as words (South's the mover's).
+    fn sample_rows(houses: usize, house: usize, seeds: usize) -> ([u8; PITS], u64, u64) {
+        let mut a = [0u8; PITS];
+        for (i, p) in a[..2 * houses].iter_mut().enumerate() {
+            *p = (i % 3) as u8;
+        }
+        a[house] = seeds as u8;
+        let own = u64::from_le_bytes(a[..8].try_into().unwrap()) & (row_mask(houses) as u64);
+        let opp = u64::from_le_bytes(a[houses..houses + 8].try_into().unwrap()) & (row_mask(houses) as u64);
+        (a, own, opp)
+    }
+
+    /// The board the two row words stand for.
+    fn from_rows(houses: usize, own: u64, opp: u64) -> [u8; PITS] {
+        let mut b = [0u8; PITS];
+        b[..8].copy_from_slice(&own.to_le_bytes());
+        b[houses..houses + 8].copy_from_slice(&opp.to_le_bytes());
+        b
+    }
+
     #[test]
     fn row_sowing_agrees_with_the_loop() {
         for houses in 1..=8usize {
             let n = 2 * houses;
             for house in 0..houses {
                 for seeds in 1..=(255 - 2 * n) {
-                    let mut a = [0u8; PITS];
-                    for (i, p) in a[..n].iter_mut().enumerate() {
-                        *p = (i % 3) as u8;
-                    }
-                    a[house] = seeds as u8;
-                    let mut own = u64::from_le_bytes(a[..8].try_into().unwrap()) & (row_mask(houses) as u64);
-                    let mut opp =
-                        u64::from_le_bytes(a[houses..houses + 8].try_into().unwrap()) & (row_mask(houses) as u64);
+                    let (mut a, mut own, mut opp) = sample_rows(houses, house, seeds);
                     let last = sow(&mut a, house, n);
                     let got = sow_rows(&mut own, &mut opp, house, houses, true);
                     let want = if last >= houses { last - houses } else { OWN_ROW };
                     assert_eq!(got, want, "houses {houses} house {house} seeds {seeds}");
-                    let mut b = [0u8; PITS];
-                    b[..8].copy_from_slice(&own.to_le_bytes());
-                    b[houses..houses + 8].copy_from_slice(&opp.to_le_bytes());
-                    assert_eq!(a, b, "houses {houses} house {house} seeds {seeds}");
+                    assert_eq!(a, from_rows(houses, own, opp), "houses {houses} house {house} seeds {seeds}");
                 }
             }
         }
@@ -263,14 +274,7 @@ mod tests {
             let n = 2 * houses;
             for house in 0..houses {
                 for seeds in 1..=(255 - 2 * n) {
-                    let mut a = [0u8; PITS];
-                    for (i, p) in a[..n].iter_mut().enumerate() {
-                        *p = (i % 3) as u8;
-                    }
-                    a[house] = seeds as u8;
-                    let mut own = u64::from_le_bytes(a[..8].try_into().unwrap()) & (row_mask(houses) as u64);
-                    let mut opp =
-                        u64::from_le_bytes(a[houses..houses + 8].try_into().unwrap()) & (row_mask(houses) as u64);
+                    let (mut a, mut own, mut opp) = sample_rows(houses, house, seeds);
                     let mut at = house;
                     a[house] = 0;
                     for _ in 0..seeds {
@@ -280,10 +284,7 @@ mod tests {
                     let got = sow_rows(&mut own, &mut opp, house, houses, false);
                     let want = if at >= houses { at - houses } else { OWN_ROW };
                     assert_eq!(got, want, "houses {houses} house {house} seeds {seeds}");
-                    let mut b = [0u8; PITS];
-                    b[..8].copy_from_slice(&own.to_le_bytes());
-                    b[houses..houses + 8].copy_from_slice(&opp.to_le_bytes());
-                    assert_eq!(a, b, "houses {houses} house {house} seeds {seeds}");
+                    assert_eq!(a, from_rows(houses, own, opp), "houses {houses} house {house} seeds {seeds}");
                 }
             }
         }

@@ -774,6 +774,16 @@ impl Described {
         self.sweep(pos, |h| Self::controller_of(north, h))
     }
 
+    /// A forced grand slam under `forbidden`: the move counts and the mover loses by forfeit.
+    #[cold]
+    #[inline(never)]
+    fn forced_grand_slam(&self, pos: &mut DescribedPosition, mover: Player) -> Sowing {
+        pos.plies = pos.plies.saturating_add(1);
+        pos.bonus = false;
+        self.forfeit(pos, mover);
+        Sowing { captured: 0, irreversible: true }
+    }
+
     /// Every seed and capture to the opponent of `mover`, who loses by forfeit (a forced
     /// grand slam under `forbidden`).
     fn forfeit(&self, pos: &mut DescribedPosition, mover: Player) {
@@ -904,10 +914,7 @@ impl Described {
         if sown.pending > 0 {
             let rule = if Self::is_grand_slam(&sown) { self.grand_slam() } else { Some((true, false)) };
             let Some((take, extra_turn)) = rule else {
-                pos.plies = pos.plies.saturating_add(1);
-                pos.bonus = false;
-                self.forfeit(pos, mover);
-                return Sowing { captured: 0, irreversible: true };
+                return self.forced_grand_slam(pos, mover);
             };
             if take {
                 self.take_pending(pos, mover, d, &sown, trace.as_deref_mut());
@@ -953,10 +960,7 @@ impl Described {
             if taken > 0 {
                 let rule = if taken == byte_sum(opp) { self.grand_slam() } else { Some((true, false)) };
                 let Some((take, extra_turn)) = rule else {
-                    pos.plies = pos.plies.saturating_add(1);
-                    pos.bonus = false;
-                    self.forfeit(pos, mover);
-                    return Sowing { captured: 0, irreversible: true };
+                    return self.forced_grand_slam(pos, mover);
                 };
                 if take {
                     opp &= !clear;
