@@ -11,7 +11,10 @@ use std::time::Duration;
 
 use burn::prelude::Device;
 use mancala_encoding::layout_for;
-use mancala_mcts::{Agent, Evaluator, FinalPick, MAX_SIMULATIONS, RolloutEvaluator, SearchAgent, SearchConfig};
+use mancala_mcts::evaluator::EvalCache;
+use mancala_mcts::{
+    Agent, CachedEvaluator, Evaluator, FinalPick, MAX_SIMULATIONS, RolloutEvaluator, SearchAgent, SearchConfig,
+};
 use mancala_nn::{ModelMeta, Net, NeuralEvaluator, Precision};
 use mancala_rules::{Action, Game, Line};
 use mancala_tablebase::{Tablebase, TablebaseEvaluator};
@@ -230,8 +233,11 @@ pub fn build_player<G: Game>(
     if !mancala_mcts::valid_margin_utility(margin) {
         return Err(PlayerError::Margin { asked: margin });
     }
+    // One evaluation cache for all the search's threads: a position one thread's network
+    // judged is not judged again by another.
+    let cache = guide.is_network().then(|| Arc::new(EvalCache::new(CACHE_BITS)));
     let evaluators = (0..settings.threads)
-        .map(|k| evaluator(game, guide, tablebase, margin, settings.precision, seed, k))
+        .map(|k| evaluator(game, guide, tablebase, margin, settings.precision, cache.as_ref(), (seed, k)))
         .collect::<Result<Vec<_>, _>>()?;
     let config = SearchConfig {
         simulations: settings.simulations,
@@ -256,8 +262,8 @@ fn evaluator<G: Game>(
     tablebase: Option<&Arc<Tablebase>>,
     margin: f32,
     precision: Precision,
-    seed: u64,
-    k: usize,
+    cache: Option<&Arc<EvalCache>>,
+    (seed, k): (u64, usize),
 ) -> Result<Box<dyn Evaluator<G>>, PlayerError> {
     let inner: Box<dyn Evaluator<G>> = match guide {
         Guide::Rollouts => Box::new(rollouts(seed, k)),
@@ -272,12 +278,11 @@ fn evaluator<G: Game>(
             // The model's own input encoding version: a model of an older one plays as trained.
             let layout = layout_for(game, meta.encoding_version)
                 .map_err(|e| PlayerError::Model { model: name.clone(), source: Box::new(e.into()) })?;
-            Box::new(
-                NeuralEvaluator::with_layout(game, layout, (**net).clone(), Device::flex())
-                    .with_precision(precision)
-                    .with_margin_utility(margin)
-                    .cached(CACHE_BITS),
-            )
+            let network = NeuralEvaluator::with_layout(game, layout, (**net).clone(), Device::flex())
+                .with_precision(precision)
+                .with_margin_utility(margin);
+            let cache = cache.cloned().unwrap_or_else(|| Arc::new(EvalCache::new(CACHE_BITS)));
+            Box::new(CachedEvaluator::sharing(network, cache))
         }
     };
     Ok(match tablebase {

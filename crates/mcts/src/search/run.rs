@@ -7,9 +7,14 @@
 //! its own thread. Evaluation (a network call, a random playout) is nearly all of a
 //! simulation's cost, and the tree needs no locks. Leaf `k` of a batch always goes to the same
 //! evaluator, so the result does not depend on how the threads are scheduled.
+//!
+//! The threads hand batches over by spinning on the channel for a moment before they block:
+//! a batch takes some tens of microseconds to judge, and waking a blocked thread costs as
+//! much or more (on a virtual machine the host must wake the idle CPU), which made two
+//! threads that blocked at every batch slower than one.
 
-use std::sync::mpsc;
-use std::time::Instant;
+use std::sync::mpsc::{self, TryRecvError};
+use std::time::{Duration, Instant};
 
 use mancala_rules::Game;
 
@@ -38,6 +43,29 @@ impl<P> Slice<P> {
             evaluator.evaluate(game, &self.positions, &mut self.policies, &mut self.values);
         }
     }
+}
+
+/// How long a thread spins on an empty channel before it blocks: well above the time a batch
+/// takes, so that within a search nobody sleeps, and short enough that a thread whose search
+/// has ended gives its core back at once.
+const SPIN: Duration = Duration::from_micros(200);
+
+/// The next message of `channel`, spinning for up to [`SPIN`] before blocking; `None` once
+/// the sender is gone.
+fn receive<T>(channel: &mpsc::Receiver<T>) -> Option<T> {
+    let start = Instant::now();
+    for spins in 1u32.. {
+        match channel.try_recv() {
+            Ok(message) => return Some(message),
+            Err(TryRecvError::Disconnected) => return None,
+            Err(TryRecvError::Empty) => {}
+        }
+        if spins.is_multiple_of(64) && start.elapsed() > SPIN {
+            break;
+        }
+        std::hint::spin_loop();
+    }
+    channel.recv().ok()
 }
 
 impl<G: Game> Search<G> {
@@ -81,7 +109,7 @@ impl<G: Game> Search<G> {
                 let (to_search, answers) = mpsc::channel::<Slice<G::Position>>();
                 let game = self.game.clone();
                 scope.spawn(move || {
-                    for mut slice in jobs {
+                    while let Some(mut slice) = receive(&jobs) {
                         slice.evaluate(&game, evaluator);
                         if to_search.send(slice).is_err() {
                             return;
@@ -118,7 +146,7 @@ impl<G: Game> Search<G> {
                 policies.extend_from_slice(&mine.policies);
                 values.extend_from_slice(&mine.values);
                 for (_, answers, spare) in workers.iter_mut().take(sent) {
-                    let slice = answers.recv().expect("an evaluator thread ended while the search runs");
+                    let slice = receive(answers).expect("an evaluator thread ended while the search runs");
                     policies.extend_from_slice(&slice.policies);
                     values.extend_from_slice(&slice.values);
                     *spare = Some(slice);
@@ -226,5 +254,21 @@ mod tests {
             search.root_children()
         };
         assert_eq!(run(), run());
+    }
+
+    #[test]
+    fn a_handoff_waits_past_its_spin_and_ends_with_the_sender() {
+        let (send, channel) = mpsc::channel::<u32>();
+        let late = std::thread::spawn(move || {
+            // Past the spin, so the receiver has gone on to block.
+            std::thread::sleep(SPIN * 20);
+            send.send(7).unwrap();
+        });
+        assert_eq!(receive(&channel), Some(7));
+        late.join().unwrap();
+        assert_eq!(receive(&channel), None, "the sender is gone");
+        let (send, channel) = mpsc::channel::<u32>();
+        send.send(1).unwrap();
+        assert_eq!(receive(&channel), Some(1), "a message already there");
     }
 }
