@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The catalogue's balance report: `mancala-zero report` on every game `mancala-zero games`
-# lists (abapa is oware's other name and is left out), each trained for MINUTES minutes on
-# its embedded defaults, one row a game appended to docs/catalogue-report.md.
+# lists (abapa is oware's other name and is left out): a game with a shipped model plays that
+# model, every other game a player trained for MINUTES minutes on its embedded defaults; one
+# row a game appended to docs/catalogue-report.md (its "player" column says which).
 #
 #   scripts/catalogue-report.sh [MINUTES] [GAMES]      defaults: 10 minutes, 100 games a match
 #
-# Long: about (MINUTES + 5) minutes a game on two cores. Runs go to checkpoints/catalogue/.
+# Long: about (MINUTES + 1) minutes a game on two cores at 20 games a match, 50 games in all.
+# Runs go to checkpoints/catalogue/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 minutes="${1:-10}"
@@ -18,17 +20,22 @@ if [ ! -f "$out" ]; then
     echo "# Catalogue report"
     echo
     echo "Written by \`scripts/catalogue-report.sh $minutes $games\` ($(date -u +%Y-%m-%d), $(nproc) cores):"
-    echo "each game's player trained $minutes minutes on the embedded defaults, then $games games a"
-    echo "match at 200 simulations a move; scores against the references as South / North in brackets."
+    echo "each game's shipped model, or a player trained $minutes minutes on the embedded defaults, then"
+    echo "$games games a match at 200 simulations a move; scores against the references as South / North"
+    echo "in brackets."
     echo
   } > "$out"
 fi
-"$bin" games | tail -n +2 | awk '{print $1}' | grep -v '^abapa$' | while read -r game; do
+"$bin" games | awk '$2 == "preset" || $2 == "described" {print $1}' | grep -v '^abapa$' | while read -r game; do
   if grep -q "^| $game |" "$out"; then
     echo "$game: already in $out"
     continue
   fi
   echo "== $game"
-  "$bin" report --game "$game" --minutes "$minutes" --games "$games" \
-    --checkpoints checkpoints/catalogue --row "$out" || echo "$game: report failed"
+  if [ -f "checkpoints/shipped/$game.mzm" ]; then
+    player=(--model "checkpoints/shipped/$game.mzm")
+  else
+    player=(--minutes "$minutes" --checkpoints checkpoints/catalogue)
+  fi
+  "$bin" report --game "$game" "${player[@]}" --games "$games" --row "$out" || echo "$game: report failed"
 done

@@ -58,7 +58,10 @@ fn a_tiny_run_reports_on_its_game() {
     let lines: Vec<&str> = table.lines().collect();
     assert_eq!(lines.len(), 4, "one header, one rule, a row a report: {table}");
     assert!(lines[0].contains("vs random") && lines[0].contains("vs greedy"), "{table}");
-    assert!(lines[2].starts_with("| kalah:3,2 | 2x3, 12 seeds |"), "{table}");
+    assert!(lines[0].contains("| player |"), "{table}");
+    let run = dir.path().join("tiny");
+    let want = format!("| kalah:3,2 | 2x3, 12 seeds | run {}, 8 sims |", run.display());
+    assert!(lines[2].starts_with(&want), "{table}");
 
     for (args, want) in [
         (vec!["--games", "3"], "--games"),

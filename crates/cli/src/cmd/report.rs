@@ -191,7 +191,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     print!("{text}");
     if let Some(path) = &args.row {
-        append_row(path, &args.game, &game, &b, &scores).with_context(|| format!("--row {}", path.display()))?;
+        append_row(path, &args.game, &game, &player_label(&args, &model), &b, &scores)
+            .with_context(|| format!("--row {}", path.display()))?;
     }
     Ok(())
 }
@@ -240,12 +241,26 @@ fn player_model(args: &Args, game: &AnyGame) -> anyhow::Result<PathBuf> {
 }
 
 const ROW_HEADER: &str =
-    "| game | board | first wins | draws | second wins | plies (avg / max) | side decided | single move | ";
+    "| game | board | player | first wins | draws | second wins | plies (avg / max) | side decided | single move | ";
+
+/// The catalogue report's "player" column: what played, so that rows of players trained for
+/// different times, or shipped, can share one table.
+fn player_label(args: &Args, model: &std::path::Path) -> String {
+    if args.model.is_some() {
+        let file = model.file_name().map_or_else(|| model.display().to_string(), |f| f.to_string_lossy().into_owned());
+        format!("model {file}, {} sims", args.sims)
+    } else if let Some(run) = &args.run {
+        format!("run {run}, {} sims", args.sims)
+    } else {
+        format!("trained {} min, {} sims", args.minutes.unwrap_or(10.0), args.sims)
+    }
+}
 
 fn append_row(
     path: &PathBuf,
     name: &str,
     game: &AnyGame,
+    player: &str,
     b: &Balance,
     scores: &[(String, MatchResult)],
 ) -> anyhow::Result<()> {
@@ -254,18 +269,19 @@ fn append_row(
     if new {
         let names: Vec<String> = scores.iter().map(|(r, _)| format!("vs {r}")).collect();
         writeln!(file, "{ROW_HEADER}{} |", names.join(" | "))?;
-        writeln!(file, "|{}", "---|".repeat(8 + scores.len()))?;
+        writeln!(file, "|{}", "---|".repeat(9 + scores.len()))?;
     }
     let start = game.start();
     let pits = game.pits(&start).len();
     let ranks = if game.description().board.ranks == 4 { 4 } else { 2 };
     let g = u64::from(b.games);
     let mut row = format!(
-        "| {} | {}x{}, {} seeds | {:.0}% | {:.0}% | {:.0}% | {:.0} / {} | {:.0}% | {:.0}% | ",
+        "| {} | {}x{}, {} seeds | {} | {:.0}% | {:.0}% | {:.0}% | {:.0} / {} | {:.0}% | {:.0}% | ",
         name.trim(),
         ranks,
         pits / ranks,
         game.total_seeds(),
+        player.replace('|', "/"),
         percent(u64::from(b.first_wins), g),
         percent(u64::from(b.draws), g),
         percent(u64::from(b.second_wins), g),
