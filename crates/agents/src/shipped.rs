@@ -8,7 +8,7 @@ use burn::prelude::Device;
 use mancala_nn::{ModelMeta, Net, NnError, model_from_bytes};
 use mancala_rules::{AnyGame, Game, parse_rules};
 
-/// (preset, model file bytes).
+/// (preset or catalogue game, model file bytes).
 const SHIPPED: &[(&str, &[u8])] = &[
     ("oware", include_bytes!("../../../checkpoints/shipped/oware.mzm")),
     ("kalah", include_bytes!("../../../checkpoints/shipped/kalah.mzm")),
@@ -17,9 +17,13 @@ const SHIPPED: &[(&str, &[u8])] = &[
     ("ouril", include_bytes!("../../../checkpoints/shipped/ouril.mzm")),
     ("ba-awa", include_bytes!("../../../checkpoints/shipped/ba-awa.mzm")),
     ("owela", include_bytes!("../../../checkpoints/shipped/owela.mzm")),
+    // The catalogue's flagships (docs/games.md, "Flagships"): Toguz Kumalak and games of the
+    // seed texts.
+    ("toguz-kumalak", include_bytes!("../../../checkpoints/shipped/toguz-kumalak.mzm")),
+    ("aw-li-on-nam-ot-tjin", include_bytes!("../../../checkpoints/shipped/aw-li-on-nam-ot-tjin.mzm")),
 ];
 
-/// The presets that have a shipped model.
+/// The presets and catalogue games that have a shipped model.
 pub fn shipped_presets() -> impl Iterator<Item = &'static str> {
     SHIPPED.iter().map(|(preset, _)| *preset)
 }
