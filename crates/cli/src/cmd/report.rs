@@ -264,9 +264,15 @@ fn append_row(
     b: &Balance,
     scores: &[(String, MatchResult)],
 ) -> anyhow::Result<()> {
-    let new = !path.exists();
+    // The table's header goes first wherever the file holds no table yet: a new file, or one
+    // that so far has only the report's introduction (as the catalogue script writes it).
+    let has_table = match std::fs::read_to_string(path) {
+        Ok(text) => text.lines().any(|line| line.starts_with("| game |")),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+        Err(e) => return Err(e.into()),
+    };
     let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
-    if new {
+    if !has_table {
         let names: Vec<String> = scores.iter().map(|(r, _)| format!("vs {r}")).collect();
         writeln!(file, "{ROW_HEADER}{} |", names.join(" | "))?;
         writeln!(file, "|{}", "---|".repeat(9 + scores.len()))?;
