@@ -21,6 +21,7 @@ const SHIPPED: &[(&str, &[u8])] = &[
     // seed texts.
     ("toguz-kumalak", include_bytes!("../../../checkpoints/shipped/toguz-kumalak.mzm")),
     ("aw-li-on-nam-ot-tjin", include_bytes!("../../../checkpoints/shipped/aw-li-on-nam-ot-tjin.mzm")),
+    ("anywoli", include_bytes!("../../../checkpoints/shipped/anywoli.mzm")),
 ];
 
 /// The presets and catalogue games that have a shipped model.
