@@ -6,7 +6,7 @@
 
 use std::ops::{Deref, DerefMut};
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use burn::prelude::Device;
@@ -233,11 +233,11 @@ pub fn build_player<G: Game>(
     if !mancala_mcts::valid_margin_utility(margin) {
         return Err(PlayerError::Margin { asked: margin });
     }
-    // One evaluation cache for all the search's threads: a position one thread's network
-    // judged is not judged again by another.
-    let cache = guide.is_network().then(|| Arc::new(EvalCache::new(CACHE_BITS)));
+    // One evaluation cache for all the search's threads, made by the first network evaluator:
+    // a position one thread's network judged is not judged again by another.
+    let cache = OnceLock::new();
     let evaluators = (0..settings.threads)
-        .map(|k| evaluator(game, guide, tablebase, margin, settings.precision, cache.as_ref(), (seed, k)))
+        .map(|k| evaluator(game, guide, tablebase, margin, settings.precision, &cache, (seed, k)))
         .collect::<Result<Vec<_>, _>>()?;
     let config = SearchConfig {
         simulations: settings.simulations,
@@ -262,7 +262,7 @@ fn evaluator<G: Game>(
     tablebase: Option<&Arc<Tablebase>>,
     margin: f32,
     precision: Precision,
-    cache: Option<&Arc<EvalCache>>,
+    cache: &OnceLock<Arc<EvalCache>>,
     (seed, k): (u64, usize),
 ) -> Result<Box<dyn Evaluator<G>>, PlayerError> {
     let inner: Box<dyn Evaluator<G>> = match guide {
@@ -281,8 +281,8 @@ fn evaluator<G: Game>(
             let network = NeuralEvaluator::with_layout(game, layout, (**net).clone(), Device::flex())
                 .with_precision(precision)
                 .with_margin_utility(margin);
-            let cache = cache.cloned().unwrap_or_else(|| Arc::new(EvalCache::new(CACHE_BITS)));
-            Box::new(CachedEvaluator::sharing(network, cache))
+            let cache = cache.get_or_init(|| Arc::new(EvalCache::new(CACHE_BITS)));
+            Box::new(CachedEvaluator::sharing(network, Arc::clone(cache)))
         }
     };
     Ok(match tablebase {
