@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 
 use burn::prelude::Device;
 use mancala_mcts::RootKind;
-use mancala_nn::{Architecture, LrSchedule};
+use mancala_nn::{Architecture, LrSchedule, Precision};
 use mancala_selfplay::SelfPlayConfig;
 use mancala_store::Store;
 use mancala_train::config::{ArchitectureName, DeviceName, RootName, ScheduleName, merge};
@@ -40,7 +40,8 @@ fn shipped_configs_are_the_configs_the_complete_files_gave() {
     // Every complete file of before the split is still shipped and gives the same config,
     // but for what was changed on purpose since, with a measurement (docs/experiments.md): the
     // margin weight, the endgame database of the games it can describe, an iteration limit
-    // that leaves the run to max_minutes, and the learning rate's decay over the run. They
+    // that leaves the run to max_minutes, the learning rate's decay over the run, and int8
+    // searches where the CPU has them. They
     // name `logging.progress`, removed since, as every run stored before did.
     for (name, old) in BEFORE {
         let old = RunConfig::parse_stored(old).unwrap();
@@ -54,6 +55,9 @@ fn shipped_configs_are_the_configs_the_complete_files_gave() {
         new.endgame = old.endgame.clone();
         assert_eq!((new.training.schedule, new.training.schedule_factor), (ScheduleName::CosineRun, 0.1), "{name}");
         new.training.schedule = old.training.schedule;
+        // The searches' arithmetic: int8 where the CPU has it, as strong as FP32 and faster.
+        assert_eq!(new.network.inference_precision, Precision::Auto, "{name}");
+        new.network.inference_precision = old.network.inference_precision;
         if *name != "tiny" {
             assert_eq!((old.run.iterations, new.run.iterations), (1000, 10_000), "{name}");
             new.run.iterations = old.run.iterations;

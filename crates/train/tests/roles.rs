@@ -315,6 +315,7 @@ fn the_evaluator_judges_endgames_with_the_play_time_pick() {
             &run.game,
             best.net.clone(),
             device.clone(),
+            run.config.network.inference_precision,
             config,
             run.config.run.seed,
             "net".into(),

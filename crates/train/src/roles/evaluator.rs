@@ -97,11 +97,13 @@ pub fn evaluate(
     let search = SearchConfig { final_pick: FinalPick::IN_PLAY, ..run.config.search_config(e.simulations) };
     let references = reference_specs(run)?;
     let (game, dev, net) = (run.game.clone(), device.clone(), best.net.clone());
+    // The run's inference precision, as in its self-play and gating.
+    let precision = run.config.network.inference_precision;
     // "net" is the model under test; a reference is any spec (a saved model `net:FILE`, a
     // database player `perfect:db=FILE`, ...), built by the same registry as the CLI's.
     let factory = move |spec: &str, seed: u64| -> Result<Box<dyn Agent<AnyGame>>, SpecError> {
         if spec == "net" {
-            Ok(Box::new(neural_agent(&game, net.clone(), dev.clone(), search.clone(), seed, "net".into())))
+            Ok(Box::new(neural_agent(&game, net.clone(), dev.clone(), precision, search.clone(), seed, "net".into())))
         } else {
             match references.iter().find(|r| r.text == spec) {
                 Some(reference) => reference.build(&game, seed),
@@ -131,11 +133,12 @@ pub fn evaluate(
         elo.insert(reference.clone(), d);
     }
     if let Some(eg) = endgames {
-        let mut value_net = NeuralEvaluator::new(&run.game, best.net.clone(), device.clone());
+        let mut value_net = NeuralEvaluator::new(&run.game, best.net.clone(), device.clone()).with_precision(precision);
         let mut agent = neural_agent(
             &run.game,
             best.net.clone(),
             device.clone(),
+            precision,
             SearchConfig { final_pick: FinalPick::IN_PLAY, ..run.config.search_config(run.config.gating.simulations) },
             run.config.run.seed,
             "net".into(),

@@ -66,9 +66,12 @@ pub fn gate(
     let search = run.config.search_config(g.simulations);
     let (game, device) = (run.game.clone(), device.clone());
     let (cand, best_net) = (candidate.net.clone(), best.net.clone());
+    // Both sides search in the run's inference precision, as its self-play does: int8 where
+    // the CPU has it makes the matches as much faster as the games.
+    let precision = run.config.network.inference_precision;
     let factory = move |spec: &str, seed: u64| -> Result<Box<dyn Agent<AnyGame>>, String> {
         let net = if spec == "candidate" { cand.clone() } else { best_net.clone() };
-        Ok(Box::new(neural_agent(&game, net, device.clone(), search.clone(), seed, spec.to_string())))
+        Ok(Box::new(neural_agent(&game, net, device.clone(), precision, search.clone(), seed, spec.to_string())))
     };
     let sprt = if g.sprt.is_empty() {
         None
