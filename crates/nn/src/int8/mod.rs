@@ -22,10 +22,12 @@
 //!
 //! The whole tower runs in buffers that grow to the largest batch seen and are then reused:
 //! nothing is allocated a call. Each step (product, finish, quantization) runs on the best
-//! path the CPU has (AVX-512 VNNI, AVX2, else a scalar reference), chosen at run time, or
+//! path the CPU has (AMX for the products where the CPU and the OS have it, see `amx`;
+//! AVX-512 VNNI; AVX2; else a scalar reference), chosen at run time, or
 //! the one named by `MANCALA_INT8_PATH` (see [`Int8Path::best`]); tests run every path this
 //! machine has against the scalar one and require the same bits.
 
+mod amx;
 mod simd;
 
 use std::fmt;
@@ -47,6 +49,9 @@ const CHUNK: usize = 32;
 /// The ways to compute the int8 tower, fastest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Int8Path {
+    /// Intel AMX tiles (`tdpbusd`) for the products, AVX-512 for the rest (Sapphire Rapids
+    /// and later Xeons, on Linux).
+    Amx,
     /// AVX-512 VNNI (`vpdpwssd`).
     Vnni,
     /// AVX2 (`vpmaddwd`).
@@ -55,7 +60,7 @@ pub enum Int8Path {
     Scalar,
 }
 
-/// The environment variable that picks an int8 path by name (`avx512-vnni`, `avx2`,
+/// The environment variable that picks an int8 path by name (`amx`, `avx512-vnni`, `avx2`,
 /// `scalar`) instead of the fastest: how an AVX2-only CPU is measured on a newer one.
 pub const PATH_VARIABLE: &str = "MANCALA_INT8_PATH";
 
@@ -63,6 +68,9 @@ impl Int8Path {
     /// The paths this CPU can run, fastest first; `Scalar` is always there.
     pub fn available() -> Vec<Int8Path> {
         let mut paths = Vec::new();
+        if amx::available() {
+            paths.push(Int8Path::Amx);
+        }
         if simd::has_vnni() {
             paths.push(Int8Path::Vnni);
         }
@@ -92,6 +100,7 @@ impl Int8Path {
     /// The path's name, as `bench nn --kernel` and [`PATH_VARIABLE`] take it.
     pub fn name(self) -> &'static str {
         match self {
+            Int8Path::Amx => "amx",
             Int8Path::Vnni => "avx512-vnni",
             Int8Path::Avx2 => "avx2",
             Int8Path::Scalar => "scalar",
@@ -119,6 +128,8 @@ pub struct PackedWeights {
     /// `[k / 2][cols][2]`: the two weights a `vpdpwssd` or `vpmaddwd` lane multiplies are
     /// next to each other.
     pairs: Vec<i16>,
+    /// The AMX tiles (see `amx::pack`), where the CPU has AMX.
+    tiles: Vec<i8>,
 }
 
 impl PackedWeights {
@@ -138,7 +149,8 @@ impl PackedWeights {
                 pairs[((i / 2) * cols + j) * 2 + i % 2] = w;
             }
         }
-        PackedWeights { k, cols, plain: w.to_vec(), pairs }
+        let tiles = if amx::available() { amx::pack(w, k, cols) } else { Vec::new() };
+        PackedWeights { k, cols, plain: w.to_vec(), pairs, tiles }
     }
 }
 
@@ -151,6 +163,15 @@ impl PackedWeights {
 pub fn gemm(path: Int8Path, q: &[u32], rows: usize, w: &PackedWeights, acc: &mut [i32]) {
     let PackedWeights { k, cols, .. } = *w;
     let done = match path {
+        Int8Path::Amx => {
+            // Whole tiles of 16 rows on AMX; the rest, too few to pay a tile's fixed cost, on
+            // AVX-512 VNNI, which every AMX CPU has.
+            let tiled = rows / 16 * 16;
+            let (acc_tiled, acc_rest) = acc.split_at_mut(tiled * cols);
+            let q_rest = &q[tiled * k / 2..];
+            amx::gemm(q, tiled, k, &w.tiles, cols, acc_tiled)
+                && (tiled == rows || simd::gemm_vnni(q_rest, rows - tiled, k, &w.pairs, cols, acc_rest))
+        }
         Int8Path::Vnni => simd::gemm_vnni(q, rows, k, &w.pairs, cols, acc),
         Int8Path::Avx2 => simd::gemm_avx2(q, rows, k, &w.pairs, cols, acc),
         Int8Path::Scalar => {
@@ -301,7 +322,8 @@ impl Tower {
 /// [`quantize_scalar`] on `path`.
 fn quantize(path: Int8Path, x: &[f32], rows: usize, cols: usize, q: &mut [u32], sq: &mut [f32]) {
     let done = match path {
-        Int8Path::Vnni => simd::quantize(true, x, rows, cols, q, sq),
+        // AMX replaces only the products: the rest runs in AVX-512, which every AMX CPU has.
+        Int8Path::Amx | Int8Path::Vnni => simd::quantize(true, x, rows, cols, q, sq),
         Int8Path::Avx2 => simd::quantize(false, x, rows, cols, q, sq),
         Int8Path::Scalar => false,
     };
@@ -325,7 +347,7 @@ fn finish(
 ) {
     let (scale, bias) = (&layer.scale, &layer.bias);
     let done = match path {
-        Int8Path::Vnni => simd::finish(true, acc, sx, scale, bias, out, add, rows, cols),
+        Int8Path::Amx | Int8Path::Vnni => simd::finish(true, acc, sx, scale, bias, out, add, rows, cols),
         Int8Path::Avx2 => simd::finish(false, acc, sx, scale, bias, out, add, rows, cols),
         Int8Path::Scalar => false,
     };
@@ -352,8 +374,12 @@ mod tests {
         let paths = Int8Path::available();
         assert_eq!(paths.last(), Some(&Int8Path::Scalar));
         // Every row-tile remainder (1 to 3 rows, whole tiles of 4) and column-vector
-        // remainder, and the extremes (the largest sums a layer of 4096 inputs can reach).
-        for &(rows, k, cols) in &[(1, 4, 16), (2, 8, 32), (3, 128, 48), (4, 128, 128), (7, 132, 144), (33, 64, 80)] {
+        // remainder, and the extremes (the largest sums a layer of 4096 inputs can reach);
+        // for AMX, one and two row blocks of 16 with and without rows past them, and inputs
+        // that are not whole steps of 64.
+        let shapes = [(1, 4, 16), (2, 8, 32), (3, 128, 48), (4, 128, 128), (7, 132, 144), (33, 64, 80)];
+        let amx_shapes = [(16, 4, 16), (17, 192, 64), (32, 132, 32), (48, 128, 128), (61, 256, 48)];
+        for &(rows, k, cols) in shapes.iter().chain(&amx_shapes) {
             let mut q: Vec<u8> = (0..rows * k).map(|_| rng.random_range(0..=255u8)).collect();
             let mut w: Vec<i16> = (0..k * cols).map(|_| rng.random_range(-2047..=2047i16)).collect();
             if rows == 4 {

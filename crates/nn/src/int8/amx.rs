@@ -1,0 +1,369 @@
+//! The int8 products ([`super::gemm`]) on Intel AMX (Sapphire Rapids and later Xeons): tile
+//! registers of 16 rows of 64 bytes, and `tdpbusd`, which multiplies a 16 x 64 tile of `u8`
+//! activations with a 64 x 16 tile of `i8` weights into 16 x 16 `i32` sums in one
+//! instruction, 16,384 multiply-adds (a `vpdpwssd` does 32).
+//!
+//! The weights are 12 bits and AMX multiplies 8-bit ones, so each weight is split as
+//! `w = 16 * hi + lo` with `hi = w >> 4` in [-128, 127] and `lo = w & 15` in [0, 15], both
+//! `i8`; two `tdpbusd`s sum the activations against each part, and `16 * hi_sum + lo_sum` is
+//! exactly the sum the other paths compute (every partial sum stays far inside `i32`: a layer
+//! has at most 4096 inputs, and `255 * 128 * 4096 < 2^28`). The activations, kept as `u16`
+//! pairs for the other paths, are laid out as bytes a row, padded with zeros to a multiple of
+//! 64 inputs, in a buffer of the calling thread's that grows to the largest layer and is then
+//! reused.
+//!
+//! Why `unsafe`, and why `asm!`: Rust's AMX intrinsics and its feature detection for AMX are
+//! not stable, so the tile instructions are written as inline assembly, one block a row block
+//! of at most 16 rows that configures the tiles, runs every column block and releases the
+//! tiles again (tile state is never left live between blocks, where the compiler knows
+//! nothing of it). Linux hands a process the AMX tile data only when it asks
+//! (`arch_prctl(ARCH_REQ_XCOMP_PERM)`); that system call is the other `unsafe` block. The
+//! path exists only where CPUID says AMX-TILE and AMX-INT8, the CPU has the AVX-512 VNNI path
+//! (whose quantization and finish the AMX path shares), and Linux granted the permission.
+
+#![allow(unsafe_code)]
+
+use std::cell::RefCell;
+use std::sync::OnceLock;
+
+/// Bytes of a tile row, and inputs a `tdpbusd` sums a step.
+const TILE_BYTES: usize = 64;
+
+/// Rows of a tile, and output columns of a `tdpbusd`.
+const TILE_ROWS: usize = 16;
+
+/// Whether this process can run the AMX path (checked once).
+pub(super) fn available() -> bool {
+    static AVAILABLE: OnceLock<bool> = OnceLock::new();
+    *AVAILABLE.get_or_init(|| super::simd::has_vnni() && cpu_has_amx_int8() && os_grants_tile_data())
+}
+
+#[cfg(target_arch = "x86_64")]
+fn cpu_has_amx_int8() -> bool {
+    // CPUID leaf 7, sub-leaf 0, EDX: bit 24 AMX-TILE, bit 25 AMX-INT8.
+    let leaf7 = std::arch::x86_64::__cpuid_count(7, 0);
+    leaf7.edx & (3 << 24) == 3 << 24
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn cpu_has_amx_int8() -> bool {
+    false
+}
+
+/// Asks Linux for the AMX tile data state (`arch_prctl(ARCH_REQ_XCOMP_PERM,
+/// XFEATURE_XTILEDATA)`); true when it is granted (also when it was before).
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+fn os_grants_tile_data() -> bool {
+    const SYS_ARCH_PRCTL: i64 = 158;
+    const ARCH_REQ_XCOMP_PERM: i64 = 0x1023;
+    const XFEATURE_XTILEDATA: i64 = 18;
+    let status: i64;
+    // SAFETY: the `arch_prctl` system call with these arguments only changes which extended
+    // states the kernel lets this process use (or fails with an error code, on a kernel or
+    // CPU without AMX); it touches no memory of ours. `syscall` clobbers rcx and r11, which
+    // are declared, and needs no stack.
+    unsafe {
+        std::arch::asm!(
+            "syscall",
+            inlateout("rax") SYS_ARCH_PRCTL => status,
+            in("rdi") ARCH_REQ_XCOMP_PERM,
+            in("rsi") XFEATURE_XTILEDATA,
+            lateout("rcx") _,
+            lateout("r11") _,
+            options(nostack),
+        );
+    }
+    status == 0
+}
+
+#[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+fn os_grants_tile_data() -> bool {
+    false
+}
+
+/// Inputs padded to whole tile rows.
+fn padded(k: usize) -> usize {
+    k.div_ceil(TILE_BYTES) * TILE_BYTES
+}
+
+/// The weights `w` (`[k][cols]`, as given to `PackedWeights`) as AMX tiles: for each block of
+/// 16 columns, for each step of 64 inputs, the `hi` tile then the `lo` tile, each 16 rows of
+/// 64 bytes where row `r` holds, for each of the 16 columns, the weights of inputs
+/// `4r..4r + 4` of the step (the layout `tdpbusd` reads); inputs past `k` are zeros.
+pub(super) fn pack(w: &[i16], k: usize, cols: usize) -> Vec<i8> {
+    let steps = padded(k) / TILE_BYTES;
+    let mut tiles = Vec::with_capacity(cols / TILE_ROWS * steps * 2 * TILE_ROWS * TILE_BYTES);
+    for block in 0..cols / TILE_ROWS {
+        for step in 0..steps {
+            for part in [Part::Hi, Part::Lo] {
+                for r in 0..TILE_ROWS {
+                    for column in block * TILE_ROWS..(block + 1) * TILE_ROWS {
+                        for j in 0..4 {
+                            let input = step * TILE_BYTES + 4 * r + j;
+                            let w = if input < k { w[input * cols + column] } else { 0 };
+                            tiles.push(part.of(w));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    tiles
+}
+
+#[derive(Clone, Copy)]
+enum Part {
+    Hi,
+    Lo,
+}
+
+impl Part {
+    /// This part of a 12-bit weight: `w = 16 * hi + lo`.
+    fn of(self, w: i16) -> i8 {
+        let part = match self {
+            Part::Hi => w >> 4,
+            Part::Lo => w & 15,
+        };
+        i8::try_from(part).expect("a 12-bit weight splits into two i8")
+    }
+}
+
+/// The calling thread's buffers: a row block's activations as bytes, and the sums of the
+/// tiles before they are combined.
+#[derive(Default)]
+struct Scratch {
+    bytes: Vec<u8>,
+    sums: Vec<i32>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::default();
+}
+
+/// [`super::gemm`] on AMX for `rows` a multiple of 16, with weights packed by [`pack`];
+/// `false`, and nothing done, without AMX. (A tile's fixed cost makes fewer rows faster on
+/// AVX-512 VNNI, which takes the rows past the last 16.)
+///
+/// # Panics
+/// If `rows` is not a multiple of 16, or a buffer is shorter than its shape (`q`
+/// `[rows][k / 2]`, `acc` `[rows][cols]`, `tiles` as [`pack`] makes them), or `cols` is not a
+/// multiple of 16.
+pub(super) fn gemm(q: &[u32], rows: usize, k: usize, tiles: &[i8], cols: usize, acc: &mut [i32]) -> bool {
+    if !available() {
+        return false;
+    }
+    let kp = padded(k);
+    assert!(rows.is_multiple_of(TILE_ROWS), "{rows} rows: AMX takes whole tiles of 16");
+    assert!(k.is_multiple_of(2) && cols.is_multiple_of(TILE_ROWS), "k {k} and cols {cols} are padded");
+    assert!(q.len() >= rows * k / 2 && acc.len() >= rows * cols, "buffers fit the shapes");
+    assert!(tiles.len() >= cols * kp * 2, "the tiles are the weights packed for AMX");
+    if kp == 0 || cols == 0 {
+        acc[..rows * cols].fill(0);
+        return true;
+    }
+    SCRATCH.with_borrow_mut(|scratch| {
+        let Scratch { bytes, sums } = scratch;
+        bytes.resize(bytes.len().max(2 * TILE_ROWS * kp), 0);
+        sums.resize(sums.len().max(4 * TILE_ROWS * cols), 0);
+        let mut first = 0;
+        while first < rows {
+            // Two row blocks at a time where there are two: each weight tile loaded serves both.
+            let blocks = if rows - first >= 2 * TILE_ROWS { 2 } else { 1 };
+            let m = blocks * TILE_ROWS;
+            to_bytes(&q[first * k / 2..(first + m) * k / 2], m, k, &mut bytes[..m * kp]);
+            let sums = &mut sums[..2 * m * cols];
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `available()` saw AMX-TILE and AMX-INT8 and the kernel's grant of the tile
+            // data; the slices hold what the kernels read and write (see each).
+            unsafe {
+                if blocks == 2 {
+                    two_row_blocks(bytes, kp, tiles, cols, sums);
+                } else {
+                    one_row_block(bytes, kp, tiles, cols, sums);
+                }
+            }
+            combine(sums, blocks, cols, &mut acc[first * cols..(first + m) * cols]);
+            first += m;
+        }
+    });
+    true
+}
+
+/// `m` rows of activations as pairs (`[m][k / 2]`) into the bytes the kernels read: for each
+/// step of 64 inputs, the `m` rows' 64 bytes (zeros past `k`), so that the rows of a tile are
+/// 64 bytes apart and the second row block's tile 1,024 bytes after the first's.
+fn to_bytes(q: &[u32], m: usize, k: usize, bytes: &mut [u8]) {
+    for (r, pairs) in q.chunks_exact(k / 2).take(m).enumerate() {
+        for (step, pairs) in pairs.chunks(TILE_BYTES / 2).enumerate() {
+            let at = (step * m + r) * TILE_BYTES;
+            let row = &mut bytes[at..at + TILE_BYTES];
+            for (b, &p) in row.chunks_exact_mut(2).zip(pairs) {
+                // Each half holds a value of at most 255: the casts keep it whole.
+                b[0] = (p & 0xff) as u8;
+                b[1] = ((p >> 16) & 0xff) as u8;
+            }
+            row[2 * pairs.len()..].fill(0);
+        }
+    }
+}
+
+/// The kernels' tile sums into `acc` (`[blocks * 16][cols]`): `sums` holds, for each block of
+/// 16 columns, for each row block, the `hi` tile then the `lo` tile (16 x 16 each), and a
+/// sum is `16 * hi + lo`.
+fn combine(sums: &[i32], blocks: usize, cols: usize, acc: &mut [i32]) {
+    const TILE: usize = TILE_ROWS * TILE_ROWS;
+    for (column_block, sums) in sums.chunks_exact(2 * blocks * TILE).enumerate() {
+        for (block, parts) in sums.chunks_exact(2 * TILE).enumerate() {
+            let (hi, lo) = parts.split_at(TILE);
+            for (r, (hi, lo)) in hi.chunks_exact(TILE_ROWS).zip(lo.chunks_exact(TILE_ROWS)).enumerate() {
+                let at = (block * TILE_ROWS + r) * cols + column_block * TILE_ROWS;
+                for ((a, &h), &l) in acc[at..at + TILE_ROWS].iter_mut().zip(hi).zip(lo) {
+                    *a = 16 * h + l;
+                }
+            }
+        }
+    }
+}
+
+/// The tile configuration `ldtilecfg` reads (palette 1): every tile used is 16 rows of 64
+/// bytes (16 `i32` sums, 64 activations, or 16 columns of 4 weights a row).
+#[repr(C, align(64))]
+struct TileConfig {
+    palette: u8,
+    start_row: u8,
+    reserved: [u8; 14],
+    bytes_a_row: [u16; 16],
+    rows: [u8; 16],
+}
+
+impl TileConfig {
+    /// Palette 1's eight tiles, all full; the entries past them must be zero.
+    const FULL: TileConfig = {
+        let mut config =
+            TileConfig { palette: 1, start_row: 0, reserved: [0; 14], bytes_a_row: [0; 16], rows: [0; 16] };
+        let mut tile = 0;
+        while tile < 8 {
+            config.bytes_a_row[tile] = TILE_BYTES as u16;
+            config.rows[tile] = TILE_ROWS as u8;
+            tile += 1;
+        }
+        config
+    };
+}
+
+/// One block of 16 rows: for every block of 16 columns, the `hi` then the `lo` sums of `a`
+/// (laid out by [`to_bytes`], `16 * kp` bytes) against the weight tiles, into `sums`.
+///
+/// # Safety
+/// The CPU has AMX-TILE and AMX-INT8, and the kernel granted this process the tile data.
+/// `a` holds `16 * kp` bytes, `tiles` at least `cols * kp * 2`, `sums` at least `2 * 16 *
+/// cols` values; `kp` is a positive multiple of 64, `cols` a positive multiple of 16.
+#[cfg(target_arch = "x86_64")]
+unsafe fn one_row_block(a: &[u8], kp: usize, tiles: &[i8], cols: usize, sums: &mut [i32]) {
+    debug_assert!(kp > 0 && kp.is_multiple_of(TILE_BYTES) && cols > 0 && cols.is_multiple_of(TILE_ROWS));
+    debug_assert!(a.len() >= TILE_ROWS * kp && tiles.len() >= cols * kp * 2 && sums.len() >= 2 * TILE_ROWS * cols);
+    let config = TileConfig::FULL;
+    // SAFETY (the caller's promise, and the loops' reach): the outer loop runs `cols / 16`
+    // times and stores two 1,024-byte tiles a time, moving through `sums` once (`cols / 16 *
+    // 2,048` bytes). The inner loop runs `kp / 64` times a block, loading 1,024 bytes of `a` a
+    // step (all of `a` in a block) and two 1,024-byte weight tiles, moving through `tiles`
+    // once in all (`cols / 16 * kp / 64 * 2,048 = 2 * cols * kp` bytes). Tiles are configured
+    // at the start and released at the end, so no tile state outlives the block.
+    unsafe {
+        std::arch::asm!(
+            "ldtilecfg [{config}]",
+            "2:",
+            "tilezero tmm0",
+            "tilezero tmm1",
+            "mov {ap}, {a}",
+            "mov {steps}, {kp}",
+            "shr {steps}, 6",
+            "3:",
+            "tileloadd tmm2, [{ap} + {sixty_four}*1]",
+            "tileloadd tmm3, [{wp} + {sixty_four}*1]",
+            "tileloadd tmm4, [{wp} + {sixty_four}*1 + 1024]",
+            "tdpbusd tmm0, tmm2, tmm3",
+            "tdpbusd tmm1, tmm2, tmm4",
+            "add {wp}, 2048",
+            "add {ap}, 1024",
+            "dec {steps}",
+            "jnz 3b",
+            "tilestored [{sp} + {sixty_four}*1], tmm0",
+            "tilestored [{sp} + {sixty_four}*1 + 1024], tmm1",
+            "add {sp}, 2048",
+            "dec {blocks}",
+            "jnz 2b",
+            "tilerelease",
+            config = in(reg) &config,
+            a = in(reg) a.as_ptr(),
+            kp = in(reg) kp,
+            ap = out(reg) _,
+            steps = out(reg) _,
+            wp = inout(reg) tiles.as_ptr() => _,
+            sixty_four = in(reg) TILE_BYTES,
+            sp = inout(reg) sums.as_mut_ptr() => _,
+            blocks = inout(reg) cols / TILE_ROWS => _,
+            options(nostack),
+        );
+    }
+}
+
+/// Two blocks of 16 rows, as [`one_row_block`] does one, each weight tile loaded once for
+/// both: `sums` gets, for each block of 16 columns, the first row block's `hi` and `lo`
+/// tiles, then the second's.
+///
+/// # Safety
+/// As [`one_row_block`], with `a` holding `32 * kp` bytes and `sums` `4 * 16 * cols` values.
+#[cfg(target_arch = "x86_64")]
+unsafe fn two_row_blocks(a: &[u8], kp: usize, tiles: &[i8], cols: usize, sums: &mut [i32]) {
+    debug_assert!(kp > 0 && kp.is_multiple_of(TILE_BYTES) && cols > 0 && cols.is_multiple_of(TILE_ROWS));
+    debug_assert!(a.len() >= 2 * TILE_ROWS * kp && tiles.len() >= cols * kp * 2 && sums.len() >= 4 * TILE_ROWS * cols);
+    let config = TileConfig::FULL;
+    // SAFETY: as in `one_row_block`, with 2,048 bytes of `a` a step (its two row blocks'
+    // tiles, 1,024 bytes apart) and four 1,024-byte tiles stored a column block (`cols / 16 *
+    // 4,096` bytes of `sums` in all).
+    unsafe {
+        std::arch::asm!(
+            "ldtilecfg [{config}]",
+            "2:",
+            "tilezero tmm0",
+            "tilezero tmm1",
+            "tilezero tmm2",
+            "tilezero tmm3",
+            "mov {ap}, {a}",
+            "mov {steps}, {kp}",
+            "shr {steps}, 6",
+            "3:",
+            "tileloadd tmm6, [{wp} + {sixty_four}*1]",
+            "tileloadd tmm7, [{wp} + {sixty_four}*1 + 1024]",
+            "tileloadd tmm4, [{ap} + {sixty_four}*1]",
+            "tileloadd tmm5, [{ap} + {sixty_four}*1 + 1024]",
+            "tdpbusd tmm0, tmm4, tmm6",
+            "tdpbusd tmm1, tmm4, tmm7",
+            "tdpbusd tmm2, tmm5, tmm6",
+            "tdpbusd tmm3, tmm5, tmm7",
+            "add {wp}, 2048",
+            "add {ap}, 2048",
+            "dec {steps}",
+            "jnz 3b",
+            "tilestored [{sp} + {sixty_four}*1], tmm0",
+            "tilestored [{sp} + {sixty_four}*1 + 1024], tmm1",
+            "tilestored [{sp} + {sixty_four}*1 + 2048], tmm2",
+            "tilestored [{sp} + {sixty_four}*1 + 3072], tmm3",
+            "add {sp}, 4096",
+            "dec {blocks}",
+            "jnz 2b",
+            "tilerelease",
+            config = in(reg) &config,
+            a = in(reg) a.as_ptr(),
+            kp = in(reg) kp,
+            ap = out(reg) _,
+            steps = out(reg) _,
+            wp = inout(reg) tiles.as_ptr() => _,
+            sixty_four = in(reg) TILE_BYTES,
+            sp = inout(reg) sums.as_mut_ptr() => _,
+            blocks = inout(reg) cols / TILE_ROWS => _,
+            options(nostack),
+        );
+    }
+}
