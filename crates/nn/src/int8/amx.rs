@@ -13,10 +13,11 @@
 //! reused.
 //!
 //! Why `unsafe`, and why `asm!`: Rust's AMX intrinsics and its feature detection for AMX are
-//! not stable, so the tile instructions are written as inline assembly, one block a row block
-//! of at most 16 rows that configures the tiles, runs every column block and releases the
-//! tiles again (tile state is never left live between blocks, where the compiler knows
-//! nothing of it). Linux hands a process the AMX tile data only when it asks
+//! not stable, so the tile instructions are written as inline assembly: one block for each
+//! 32 rows (two row tiles, so that each weight tile loaded serves both; a lone 16 are paired
+//! with zeros) that configures the tiles, runs every column block and releases the tiles
+//! again (tile state is never left live between blocks, where the compiler knows nothing of
+//! it). Fewer than 16 rows, where a tile's fixed cost loses, go to AVX-512 VNNI. Linux hands a process the AMX tile data only when it asks
 //! (`arch_prctl(ARCH_REQ_XCOMP_PERM)`); that system call is the other `unsafe` block. The
 //! path exists only where CPUID says AMX-TILE and AMX-INT8, the CPU has the AVX-512 VNNI path
 //! (whose quantization and finish the AMX path shares), and Linux granted the permission.
@@ -31,6 +32,9 @@ const TILE_BYTES: usize = 64;
 
 /// Rows of a tile, and output columns of a `tdpbusd`.
 const TILE_ROWS: usize = 16;
+
+/// Rows the kernel takes at a time: two tiles' worth.
+const PAIR: usize = 2 * TILE_ROWS;
 
 /// Whether this process can run the AMX path (checked once).
 pub(super) fn available() -> bool {
@@ -163,39 +167,39 @@ pub(super) fn gemm(q: &[u32], rows: usize, k: usize, tiles: &[i8], cols: usize, 
     }
     SCRATCH.with_borrow_mut(|scratch| {
         let Scratch { bytes, sums } = scratch;
-        bytes.resize(bytes.len().max(2 * TILE_ROWS * kp), 0);
-        sums.resize(sums.len().max(4 * TILE_ROWS * cols), 0);
-        let mut first = 0;
-        while first < rows {
-            // Two row blocks at a time where there are two: each weight tile loaded serves both.
-            let blocks = if rows - first >= 2 * TILE_ROWS { 2 } else { 1 };
-            let m = blocks * TILE_ROWS;
-            to_bytes(&q[first * k / 2..(first + m) * k / 2], m, k, &mut bytes[..m * kp]);
-            let sums = &mut sums[..2 * m * cols];
+        bytes.resize(bytes.len().max(PAIR * kp), 0);
+        sums.resize(sums.len().max(2 * PAIR * cols), 0);
+        // Two row blocks at a time, so that each weight tile loaded serves both; a last lone
+        // block is paired with zeros.
+        for first in (0..rows).step_by(PAIR) {
+            let m = (rows - first).min(PAIR);
+            to_bytes(&q[first * k / 2..(first + m) * k / 2], m, k, bytes);
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `available()` saw AMX-TILE and AMX-INT8 and the kernel's grant of the tile
-            // data; the slices hold what the kernels read and write (see each).
+            // data; the buffers hold `32 * kp` bytes and `4 * 16 * cols` sums (just above).
             unsafe {
-                if blocks == 2 {
-                    two_row_blocks(bytes, kp, tiles, cols, sums);
-                } else {
-                    one_row_block(bytes, kp, tiles, cols, sums);
-                }
+                two_row_blocks(bytes, kp, tiles, cols, sums);
             }
-            combine(sums, blocks, cols, &mut acc[first * cols..(first + m) * cols]);
-            first += m;
+            combine(sums, m / TILE_ROWS, cols, &mut acc[first * cols..(first + m) * cols]);
         }
     });
     true
 }
 
-/// `m` rows of activations as pairs (`[m][k / 2]`) into the bytes the kernels read: for each
-/// step of 64 inputs, the `m` rows' 64 bytes (zeros past `k`), so that the rows of a tile are
-/// 64 bytes apart and the second row block's tile 1,024 bytes after the first's.
+/// `m` (16 or 32) rows of activations as pairs (`[m][k / 2]`) into the bytes the kernel
+/// reads: for each step of 64 inputs, 32 rows of 64 bytes (zeros past `k`, and in rows past
+/// `m`), so that the rows of a tile are 64 bytes apart and the second row block's tile 1,024
+/// bytes after the first's.
 fn to_bytes(q: &[u32], m: usize, k: usize, bytes: &mut [u8]) {
+    let steps = padded(k) / TILE_BYTES;
+    if m < PAIR {
+        for step in 0..steps {
+            bytes[(step * PAIR + m) * TILE_BYTES..(step + 1) * PAIR * TILE_BYTES].fill(0);
+        }
+    }
     for (r, pairs) in q.chunks_exact(k / 2).take(m).enumerate() {
         for (step, pairs) in pairs.chunks(TILE_BYTES / 2).enumerate() {
-            let at = (step * m + r) * TILE_BYTES;
+            let at = (step * PAIR + r) * TILE_BYTES;
             let row = &mut bytes[at..at + TILE_BYTES];
             for (b, &p) in row.chunks_exact_mut(2).zip(pairs) {
                 // Each half holds a value of at most 255: the casts keep it whole.
@@ -207,13 +211,13 @@ fn to_bytes(q: &[u32], m: usize, k: usize, bytes: &mut [u8]) {
     }
 }
 
-/// The kernels' tile sums into `acc` (`[blocks * 16][cols]`): `sums` holds, for each block of
-/// 16 columns, for each row block, the `hi` tile then the `lo` tile (16 x 16 each), and a
-/// sum is `16 * hi + lo`.
+/// The kernel's tile sums of the first `blocks` (1 or 2) row blocks into `acc` (`[blocks *
+/// 16][cols]`): `sums` holds, for each block of 16 columns, for each of the two row blocks,
+/// the `hi` tile then the `lo` tile (16 x 16 each), and a sum is `16 * hi + lo`.
 fn combine(sums: &[i32], blocks: usize, cols: usize, acc: &mut [i32]) {
     const TILE: usize = TILE_ROWS * TILE_ROWS;
-    for (column_block, sums) in sums.chunks_exact(2 * blocks * TILE).enumerate() {
-        for (block, parts) in sums.chunks_exact(2 * TILE).enumerate() {
+    for (column_block, sums) in sums.chunks_exact(2 * PAIR * TILE_ROWS).take(cols / TILE_ROWS).enumerate() {
+        for (block, parts) in sums.chunks_exact(2 * TILE).take(blocks).enumerate() {
             let (hi, lo) = parts.split_at(TILE);
             for (r, (hi, lo)) in hi.chunks_exact(TILE_ROWS).zip(lo.chunks_exact(TILE_ROWS)).enumerate() {
                 let at = (block * TILE_ROWS + r) * cols + column_block * TILE_ROWS;
@@ -225,8 +229,8 @@ fn combine(sums: &[i32], blocks: usize, cols: usize, acc: &mut [i32]) {
     }
 }
 
-/// The tile configuration `ldtilecfg` reads (palette 1): every tile used is 16 rows of 64
-/// bytes (16 `i32` sums, 64 activations, or 16 columns of 4 weights a row).
+/// The tile configuration `ldtilecfg` reads (palette 1): every tile is 16 rows of 64 bytes
+/// (16 `i32` sums, 64 activations, or 16 columns of 4 weights a row).
 #[repr(C, align(64))]
 struct TileConfig {
     palette: u8,
@@ -251,77 +255,26 @@ impl TileConfig {
     };
 }
 
-/// One block of 16 rows: for every block of 16 columns, the `hi` then the `lo` sums of `a`
-/// (laid out by [`to_bytes`], `16 * kp` bytes) against the weight tiles, into `sums`.
+/// Two blocks of 16 rows, each weight tile loaded once for both: for every block of 16
+/// columns, the `hi` and `lo` sums of `a` (laid out by [`to_bytes`], `32 * kp` bytes)
+/// against the weight tiles, the first row block's two tiles then the second's, into `sums`.
 ///
 /// # Safety
 /// The CPU has AMX-TILE and AMX-INT8, and the kernel granted this process the tile data.
-/// `a` holds `16 * kp` bytes, `tiles` at least `cols * kp * 2`, `sums` at least `2 * 16 *
+/// `a` holds `32 * kp` bytes, `tiles` at least `cols * kp * 2`, `sums` at least `4 * 16 *
 /// cols` values; `kp` is a positive multiple of 64, `cols` a positive multiple of 16.
-#[cfg(target_arch = "x86_64")]
-unsafe fn one_row_block(a: &[u8], kp: usize, tiles: &[i8], cols: usize, sums: &mut [i32]) {
-    debug_assert!(kp > 0 && kp.is_multiple_of(TILE_BYTES) && cols > 0 && cols.is_multiple_of(TILE_ROWS));
-    debug_assert!(a.len() >= TILE_ROWS * kp && tiles.len() >= cols * kp * 2 && sums.len() >= 2 * TILE_ROWS * cols);
-    let config = TileConfig::FULL;
-    // SAFETY (the caller's promise, and the loops' reach): the outer loop runs `cols / 16`
-    // times and stores two 1,024-byte tiles a time, moving through `sums` once (`cols / 16 *
-    // 2,048` bytes). The inner loop runs `kp / 64` times a block, loading 1,024 bytes of `a` a
-    // step (all of `a` in a block) and two 1,024-byte weight tiles, moving through `tiles`
-    // once in all (`cols / 16 * kp / 64 * 2,048 = 2 * cols * kp` bytes). Tiles are configured
-    // at the start and released at the end, so no tile state outlives the block.
-    unsafe {
-        std::arch::asm!(
-            "ldtilecfg [{config}]",
-            "2:",
-            "tilezero tmm0",
-            "tilezero tmm1",
-            "mov {ap}, {a}",
-            "mov {steps}, {kp}",
-            "shr {steps}, 6",
-            "3:",
-            "tileloadd tmm2, [{ap} + {sixty_four}*1]",
-            "tileloadd tmm3, [{wp} + {sixty_four}*1]",
-            "tileloadd tmm4, [{wp} + {sixty_four}*1 + 1024]",
-            "tdpbusd tmm0, tmm2, tmm3",
-            "tdpbusd tmm1, tmm2, tmm4",
-            "add {wp}, 2048",
-            "add {ap}, 1024",
-            "dec {steps}",
-            "jnz 3b",
-            "tilestored [{sp} + {sixty_four}*1], tmm0",
-            "tilestored [{sp} + {sixty_four}*1 + 1024], tmm1",
-            "add {sp}, 2048",
-            "dec {blocks}",
-            "jnz 2b",
-            "tilerelease",
-            config = in(reg) &config,
-            a = in(reg) a.as_ptr(),
-            kp = in(reg) kp,
-            ap = out(reg) _,
-            steps = out(reg) _,
-            wp = inout(reg) tiles.as_ptr() => _,
-            sixty_four = in(reg) TILE_BYTES,
-            sp = inout(reg) sums.as_mut_ptr() => _,
-            blocks = inout(reg) cols / TILE_ROWS => _,
-            options(nostack),
-        );
-    }
-}
-
-/// Two blocks of 16 rows, as [`one_row_block`] does one, each weight tile loaded once for
-/// both: `sums` gets, for each block of 16 columns, the first row block's `hi` and `lo`
-/// tiles, then the second's.
-///
-/// # Safety
-/// As [`one_row_block`], with `a` holding `32 * kp` bytes and `sums` `4 * 16 * cols` values.
 #[cfg(target_arch = "x86_64")]
 unsafe fn two_row_blocks(a: &[u8], kp: usize, tiles: &[i8], cols: usize, sums: &mut [i32]) {
     debug_assert!(kp > 0 && kp.is_multiple_of(TILE_BYTES) && cols > 0 && cols.is_multiple_of(TILE_ROWS));
     debug_assert!(a.len() >= 2 * TILE_ROWS * kp && tiles.len() >= cols * kp * 2 && sums.len() >= 4 * TILE_ROWS * cols);
     let config = TileConfig::FULL;
-    // SAFETY: as in `one_row_block`, with 2,048 bytes of `a` a step (its two row blocks'
-    // tiles, 1,024 bytes apart) and four 1,024-byte tiles stored a column block (`cols / 16 *
-    // 4,096` bytes of `sums` in all).
+    // SAFETY (the caller's promise, and the loops' reach): the outer loop runs `cols / 16`
+    // times and stores four 1,024-byte tiles a time, moving through `sums` once (`cols / 16 *
+    // 4,096` bytes). The inner loop runs `kp / 64` times a column block, loading 2,048 bytes of
+    // `a` a step (the two row blocks' tiles, 1,024 bytes apart; all of `a` in a column block)
+    // and two 1,024-byte weight tiles, moving through `tiles` once in all (`cols / 16 * kp / 64
+    // * 2,048 = 2 * cols * kp` bytes). Tiles are configured at the start and released at the
+    // end, so no tile state outlives the block.
     unsafe {
         std::arch::asm!(
             "ldtilecfg [{config}]",
