@@ -8,17 +8,17 @@
 //! `i8`; two `tdpbusd`s sum the activations against each part, and `16 * hi_sum + lo_sum` is
 //! exactly the sum the other paths compute (every partial sum stays far inside `i32`: a layer
 //! has at most 4096 inputs, and `255 * 128 * 4096 < 2^28`). The activations, kept as `u16`
-//! pairs for the other paths, are laid out as bytes a row, padded with zeros to a multiple of
-//! 64 inputs, in a buffer of the calling thread's that grows to the largest layer and is then
-//! reused.
+//! pairs for the other paths, are laid out as bytes by steps of 64 inputs (see `to_bytes`),
+//! in a buffer of the calling thread's that grows to the largest layer and is then reused.
 //!
 //! Why `unsafe`, and why `asm!`: Rust's AMX intrinsics and its feature detection for AMX are
 //! not stable, so the tile instructions are written as inline assembly: one block for each
 //! 32 rows (two row tiles, so that each weight tile loaded serves both; a lone 16 are paired
 //! with zeros) that configures the tiles, runs every column block and releases the tiles
 //! again (tile state is never left live between blocks, where the compiler knows nothing of
-//! it). Fewer than 16 rows, where a tile's fixed cost loses, go to AVX-512 VNNI. Linux hands a process the AMX tile data only when it asks
-//! (`arch_prctl(ARCH_REQ_XCOMP_PERM)`); that system call is the other `unsafe` block. The
+//! it). Fewer than 16 rows, where a tile's fixed cost loses, go to AVX-512 VNNI. Linux hands
+//! a process the AMX tile data only when it asks (`arch_prctl(ARCH_REQ_XCOMP_PERM)`); that
+//! system call is the other `unsafe` block. The
 //! path exists only where CPUID says AMX-TILE and AMX-INT8, the CPU has the AVX-512 VNNI path
 //! (whose quantization and finish the AMX path shares), and Linux granted the permission.
 
