@@ -405,6 +405,7 @@ fn endgame_seeds_are_checked_against_the_game() {
 
 #[test]
 fn a_worker_with_the_endgame_database_ends_games_at_its_door() {
+    use mancala_rules::Game;
     let text = merge(
         RunConfig::shipped("tiny").unwrap(),
         "[game]\nrules = \"kalah:3,3\"\n[endgame]\nseeds = 8\nadjudicate = true\n",
@@ -417,16 +418,33 @@ fn a_worker_with_the_endgame_database_ends_games_at_its_door() {
     // A second call in the same process gets the same database, not a second build.
     let again = mancala_train::endgame::database(&run.config, &run.game).unwrap().unwrap();
     assert!(std::sync::Arc::ptr_eq(&tb, &again.tablebase) && again.seconds == 0.0);
-    let moves = |endgame| {
+    // The rows of the positions inside the database (8 seeds or fewer left in the houses):
+    // Kalah's houses only ever lose seeds, so a game that ends at the door records exactly
+    // one, its last, with the database's exact result as both value and outcome.
+    let layout = mancala_encoding::layout(&run.game);
+    let total = f32::from(run.game.total_seeds());
+    let inside = |endgame| {
         let shard = worker::play_shard(&run, &model, endgame, 1, 3, &AtomicBool::new(false)).unwrap().unwrap();
         let (header, rows) = mancala_selfplay::parse_shard(std::path::Path::new("s"), &shard.bytes, None).unwrap();
         assert_eq!(header.games, 4);
         assert!(!rows.is_empty());
-        shard.positions
+        let seeds = |row: &mancala_selfplay::Row| {
+            (row.inputs[..layout.pits].iter().sum::<f32>() * total / layout.pits as f32).round() as u32
+        };
+        rows.into_iter().filter(|row| seeds(row) <= 8).collect::<Vec<_>>()
     };
-    let with = moves(Some(&tb));
-    let without = moves(None);
-    assert!(with < without, "{with} positions with the database, {without} without");
+    let at_the_door = inside(Some(&tb));
+    assert!((1..=4).contains(&at_the_door.len()), "{} rows inside the database", at_the_door.len());
+    for row in &at_the_door {
+        assert!([-1.0, 0.0, 1.0].contains(&row.search_value), "an exact result: {}", row.search_value);
+        assert_eq!(row.outcome, row.search_value, "the game's outcome is the database's");
+    }
+    // Without the database the games play on through the door to the rules' end.
+    let played_on = inside(None);
+    assert!(
+        played_on.iter().any(|row| ![-1.0, 0.0, 1.0].contains(&row.search_value)),
+        "the search's own values past the door"
+    );
 }
 
 #[test]
