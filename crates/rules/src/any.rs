@@ -196,6 +196,30 @@ macro_rules! with_pos {
     };
 }
 
+/// Runs `$body` with `$g` bound to the concrete game inside an [`AnyGame`], so that generic
+/// code (a search, self-play) is compiled for each game and works on its own position type,
+/// not on [`AnyPosition`], which is as large as the largest (a described game's 64 pits).
+///
+/// ```
+/// use mancala_rules::{Game, parse_rules};
+/// let game = parse_rules("ouril").unwrap();
+/// let bytes = mancala_rules::with_concrete_game!(&game, g => position_bytes(g));
+/// fn position_bytes<G: Game>(_: &G) -> usize { std::mem::size_of::<G::Position>() }
+/// assert!(bytes < std::mem::size_of::<mancala_rules::AnyPosition>());
+/// ```
+#[macro_export]
+macro_rules! with_concrete_game {
+    ($game:expr, $g:ident => $body:expr) => {
+        match $game {
+            $crate::AnyGame::Oware($g) => $body,
+            $crate::AnyGame::Kalah($g) => $body,
+            $crate::AnyGame::BaAwa($g) => $body,
+            $crate::AnyGame::Owela($g) => $body,
+            $crate::AnyGame::Described($g) => $body,
+        }
+    };
+}
+
 macro_rules! with_game {
     ($self:ident, |$g:ident| $body:expr) => {
         match $self {

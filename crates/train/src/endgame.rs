@@ -53,12 +53,12 @@ pub fn database(config: &RunConfig, game: &AnyGame) -> Result<Option<Built>, Tra
 /// A self-play evaluator: `inner` (the network, giving the utility of `margin_utility`),
 /// behind the run's endgame database when it has one, so the search sees exact values at
 /// leaves inside it, weighed the same way.
-pub fn leaves<E>(
-    game: &AnyGame,
+pub fn leaves<G: Game, E>(
+    game: &G,
     endgame: Option<&Arc<Tablebase>>,
     margin_utility: f32,
     inner: E,
-) -> TablebaseEvaluator<AnyGame, E> {
+) -> TablebaseEvaluator<G, E> {
     TablebaseEvaluator::optional(game, endgame.cloned(), inner)
         .expect("the database was built for the run's game")
         .with_margin_utility(margin_utility)

@@ -123,12 +123,29 @@ pub fn play_shard(
     seed: u64,
     stop: &AtomicBool,
 ) -> Result<Option<PlayedShard>, TrainError> {
+    // Played by the game's own engine, not through `AnyGame`: its positions are the game's
+    // size, not a described game's 64 pits, so the search trees are smaller and faster.
+    mancala_rules::with_concrete_game!(&run.game, game => play_shard_of(game, run, model, endgame, threads, seed, stop))
+}
+
+/// [`play_shard`] for the concrete game `game` (the run's).
+fn play_shard_of<G: Game>(
+    game: &G,
+    run: &Run,
+    model: &StoredModel,
+    endgame: Option<&Arc<Tablebase>>,
+    threads: usize,
+    seed: u64,
+    stop: &AtomicBool,
+) -> Result<Option<PlayedShard>, TrainError>
+where
+    G::Position: 'static,
+{
     let sp = &run.config.selfplay;
     let mut config = sp.clone();
     config.threads = threads.max(1);
     let search = run.config.search_config(sp.simulations);
     let device = mancala_nn::inference_device(run.config.network.device.as_str())?;
-    let game = &run.game;
     // The database always answers the search's leaves; it ends games only when asked to.
     let adjudicator = endgame.filter(|_| run.config.endgame.adjudicate).map(|tb| &**tb);
     let precision = run.config.network.inference_precision;

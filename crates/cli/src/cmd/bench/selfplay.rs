@@ -95,14 +95,59 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ..SelfPlayConfig::default()
     };
     config.validate().map_err(|e| anyhow::anyhow!("{e}"))?;
-    let evaluator =
-        || NeuralEvaluator::with_layout(&game, lay, net.clone(), Device::flex()).with_precision(args.precision);
-    let probe = evaluator();
+    let probe = NeuralEvaluator::with_layout(&game, lay, net.clone(), Device::flex()).with_precision(args.precision);
     let kernel = match (probe.cpu_kernel(), probe.int8_path()) {
         (Some(set), Some(path)) => format!("int8 residual blocks on {path}, fp32 input layer and heads on {set}"),
         (Some(set), None) => format!("fp32 on {set}"),
         (None, _) => "none (burn)".to_string(),
     };
+    // Each game's own engine, not the `AnyGame` wrapper, as a worker plays (see
+    // `mancala_rules::with_concrete_game!`): its positions are the game's size, not the largest's.
+    let m = mancala_rules::with_concrete_game!(&game, g => measure(g, lay, &net, &args, &config)?);
+    println!(
+        "{} with the {what}, {} thread(s), {} games at once a thread",
+        game.rules_string(),
+        args.threads,
+        args.parallel_games
+    );
+    println!("CPU kernel: {kernel}");
+    report_cache(&m.caches, &game, inference, args.cache, args.cache_log2);
+    match inference {
+        Inference::Direct => println!("inference: direct (each thread its own network)"),
+        Inference::Service => println!(
+            "inference: service (max batch {}, flush {} us): {} network calls, {:.1} positions a call",
+            config.service_batch,
+            config.service_flush_us,
+            m.batches,
+            m.evaluated as f64 / m.batches.max(1) as f64
+        ),
+    }
+    println!("games: {} in {:.1} s ({:.2} games/s)", m.games, m.seconds, m.games as f64 / m.seconds);
+    println!("simulations/s: {:.0}", m.simulations as f64 / m.seconds);
+    println!("positions/s: {:.0}", m.moves as f64 / m.seconds);
+    Ok(())
+}
+
+/// What the rounds of self-play of [`measure`] did.
+struct Measured {
+    games: usize,
+    moves: usize,
+    simulations: u64,
+    seconds: f64,
+    /// Network calls and positions they evaluated (the service path).
+    batches: u64,
+    evaluated: u64,
+    caches: Vec<Arc<EvalCache>>,
+}
+
+/// Plays rounds of `threads * parallel_games` games until both `--games` and `--seconds`
+/// are reached (or four times the seconds have passed).
+fn measure<G: Game>(game: &G, lay: Layout, net: &Net, args: &Args, config: &SelfPlayConfig) -> anyhow::Result<Measured>
+where
+    G::Position: 'static,
+{
+    let evaluator =
+        || NeuralEvaluator::with_layout(game, lay, net.clone(), Device::flex()).with_precision(args.precision);
     let caches: std::sync::Mutex<Vec<Arc<EvalCache>>> = std::sync::Mutex::new(Vec::new());
     // A new cache (or set of caches) each round, as a worker starts one each shard.
     let new_cache = || {
@@ -112,27 +157,27 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let search = SearchConfig::default();
     let never = std::sync::atomic::AtomicBool::new(false);
-    let (mut games, mut moves, mut sims, mut secs) = (0usize, 0usize, 0u64, 0.0f64);
-    let (mut batches, mut evaluated) = (0u64, 0u64);
+    let mut m =
+        Measured { games: 0, moves: 0, simulations: 0, seconds: 0.0, batches: 0, evaluated: 0, caches: Vec::new() };
     let mut round = 0u64;
-    while games < args.games || secs < args.common.seconds.as_secs_f64() {
+    while m.games < args.games || m.seconds < args.common.seconds.as_secs_f64() {
         let n = config.threads * config.parallel_games;
-        let out = match inference {
+        let out = match config.inference {
             Inference::Direct => {
                 let shared = new_cache();
-                let make = |_| -> Box<dyn Evaluator<AnyGame>> {
+                let make = |_| -> Box<dyn Evaluator<G>> {
                     match args.cache {
                         CacheMode::Shared => Box::new(CachedEvaluator::sharing(evaluator(), Arc::clone(&shared))),
                         CacheMode::Thread => Box::new(CachedEvaluator::sharing(evaluator(), new_cache())),
                         CacheMode::Off => Box::new(evaluator()),
                     }
                 };
-                play_games(&game, &config, &search, None, n, round, make, &|_| {}, &never)
+                play_games(game, config, &search, None, n, round, make, &|_| {}, &never)
             }
             Inference::Service => {
                 let (out, stats) = play_games_served(
-                    &game,
-                    &config,
+                    game,
+                    config,
                     &search,
                     None,
                     n,
@@ -142,41 +187,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     &|_| {},
                     &never,
                 )?;
-                batches += stats.batches;
-                evaluated += stats.positions;
+                m.batches += stats.batches;
+                m.evaluated += stats.positions;
                 out
             }
         };
-        games += out.games.len();
-        moves += out.moves;
-        sims += out.simulations;
-        secs += out.seconds;
+        m.games += out.games.len();
+        m.moves += out.moves;
+        m.simulations += out.simulations;
+        m.seconds += out.seconds;
         round += 1;
-        if secs > args.common.seconds.as_secs_f64() * 4.0 {
+        if m.seconds > args.common.seconds.as_secs_f64() * 4.0 {
             break;
         }
     }
-    println!(
-        "{} with the {what}, {} thread(s), {} games at once a thread",
-        game.rules_string(),
-        args.threads,
-        args.parallel_games
-    );
-    println!("CPU kernel: {kernel}");
-    report_cache(&caches.lock().expect("the list of caches"), &game, inference, args.cache, args.cache_log2);
-    match inference {
-        Inference::Direct => println!("inference: direct (each thread its own network)"),
-        Inference::Service => println!(
-            "inference: service (max batch {}, flush {} us): {batches} network calls, {:.1} positions a call",
-            config.service_batch,
-            config.service_flush_us,
-            evaluated as f64 / batches.max(1) as f64
-        ),
-    }
-    println!("games: {games} in {secs:.1} s ({:.2} games/s)", games as f64 / secs);
-    println!("simulations/s: {:.0}", sims as f64 / secs);
-    println!("positions/s: {:.0}", moves as f64 / secs);
-    Ok(())
+    m.caches = caches.into_inner().expect("the list of caches");
+    Ok(m)
 }
 
 /// The game's shipped network with its own input encoding version, or an untrained one;
