@@ -279,6 +279,11 @@ fn accumulate<S: Simd, const R: usize, const C: usize, const B: usize>(
     }
 }
 
+/// The environment variable naming the instruction set the FP32 kernel starts with (one of
+/// [`CpuMlp::instruction_sets`], e.g. `avx2`), to measure an older CPU on a newer one as
+/// [`crate::int8::PATH_VARIABLE`] does for the int8 products; a set this CPU lacks is ignored.
+pub const KERNEL_VARIABLE: &str = "MANCALA_CPU_KERNEL";
+
 /// The instruction sets this CPU can run the kernel with, widest (the default) first, by
 /// name; `scalar` is always there. Tests run the kernel with each, and `bench nn` names the
 /// one in use.
@@ -350,7 +355,10 @@ impl CpuMlp {
 
     fn from_mlp(mlp: &ResMlp, heads: &Linear) -> Self {
         let (input, blocks) = mlp.parts();
-        let (arch_name, arch) = instruction_sets()[0];
+        let sets = instruction_sets();
+        let named = std::env::var(KERNEL_VARIABLE).ok();
+        let (arch_name, arch) =
+            named.and_then(|name| sets.iter().copied().find(|(n, _)| *n == name)).unwrap_or(sets[0]);
         CpuMlp {
             arch,
             arch_name,
