@@ -1,8 +1,8 @@
 // The peaks that docs/results.md sets the int8 and FP32 kernels against, measured on the
 // machine at hand (one core): the clock (a chain of dependent adds, one a cycle), then the
 // throughput of 512-bit FP32 FMAs, `vpdpwssd` and `vpdpbusd` (12 independent accumulators each,
-// so latency is hidden) and, where Linux grants the tile state, AMX `tdpbusd` (4 independent
-// accumulator tiles). Build and run on an otherwise idle core:
+// so latency is hidden), of the 256-bit FMA and `vpmaddwd` of the AVX2 kernels, and, where
+// Linux grants the tile state, AMX `tdpbusd` (4 independent accumulator tiles). Build and run on an otherwise idle core:
 //
 //     gcc -O1 -mavx512f -o /tmp/cpu-peak scripts/cpu-peak.c && taskset -c 1 /tmp/cpu-peak
 //
@@ -23,14 +23,17 @@ static double now(void) {
 #define FMA(k) "vfmadd231ps %%zmm30, %%zmm31, %%zmm" #k "\n"
 #define DPW(k) "vpdpwssd %%zmm30, %%zmm31, %%zmm" #k "\n"
 #define DPB(k) "vpdpbusd %%zmm30, %%zmm31, %%zmm" #k "\n"
-#define CLOBBERS "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", \
+// The AVX2 kernels' instructions, on 256-bit registers (an AVX2-only CPU's widest).
+#define FMA_Y(k) "vfmadd231ps %%ymm14, %%ymm15, %%ymm" #k "\n"
+#define MADDWD_Y(k) "vpmaddwd %%ymm14, %%ymm15, %%ymm" #k "\n"
+#define CLOBBERS "xmm14", "xmm15", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", \
                  "xmm10", "xmm11", "xmm30", "xmm31"
 #define VECTOR(INS, NAME, MACS)                                                                 \
     {                                                                                           \
         double t = now();                                                                       \
         for (long i = 0; i < n; i++) __asm__ volatile(REP12(INS)::: CLOBBERS);                  \
         double per = 12.0 * n / (now() - t) / 1e9 / ghz;                                        \
-        printf("%-9s %.2f a cycle: %4.0f multiply-adds a cycle, %6.1f G/s\n", NAME, per,         \
+        printf("%-12s %.2f a cycle: %4.0f multiply-adds a cycle, %6.1f G/s\n", NAME, per,         \
                per * MACS, per * MACS * ghz);                                                   \
     }
 
@@ -46,14 +49,16 @@ int main(void) {
     double t = now();
     for (long i = 0; i < n; i++) __asm__ volatile("add $1, %0" : "+r"(x));
     double ghz = n / (now() - t) / 1e9;
-    printf("clock     %.2f GHz\n", ghz);
+    printf("clock        %.2f GHz\n", ghz);
     n = 40000000;
     VECTOR(FMA, "fp32 fma", 16)
     VECTOR(DPW, "vpdpwssd", 32)
     VECTOR(DPB, "vpdpbusd", 64)
+    VECTOR(FMA_Y, "fp32 fma ymm", 8)
+    VECTOR(MADDWD_Y, "vpmaddwd ymm", 16)
     // ARCH_REQ_XCOMP_PERM (0x1023) for XFEATURE_XTILEDATA (18): Linux's grant of the tiles.
     if (syscall(SYS_arch_prctl, 0x1023, 18) != 0) {
-        printf("tdpbusd   not granted by the kernel (no AMX)\n");
+        printf("tdpbusd      not granted by the kernel (no AMX)\n");
         return 0;
     }
     struct tile_config c = {.palette = 1};
@@ -66,7 +71,7 @@ int main(void) {
                      "dec %0\n jnz 1b\n tilerelease\n"
                      : "+r"(tiles) : "m"(c));
     double per = 4.0 * 10000000 / (now() - t) / 1e9 / ghz;
-    printf("tdpbusd   %.3f a cycle: %4.0f multiply-adds a cycle, %6.1f G/s\n", per, per * 16384,
+    printf("tdpbusd      %.3f a cycle: %4.0f multiply-adds a cycle, %6.1f G/s\n", per, per * 16384,
            per * 16384 * ghz);
     return 0;
 }
