@@ -220,23 +220,11 @@ macro_rules! with_concrete_game {
     };
 }
 
-macro_rules! with_game {
-    ($self:ident, |$g:ident| $body:expr) => {
-        match $self {
-            AnyGame::Oware($g) => $body,
-            AnyGame::Kalah($g) => $body,
-            AnyGame::BaAwa($g) => $body,
-            AnyGame::Owela($g) => $body,
-            AnyGame::Described($g) => $body,
-        }
-    };
-}
-
 impl Game for AnyGame {
     type Position = AnyPosition;
 
     fn rules_string(&self) -> String {
-        with_game!(self, |g| g.rules_string())
+        with_concrete_game!(self, g => g.rules_string())
     }
 
     fn start(&self) -> AnyPosition {
@@ -250,11 +238,11 @@ impl Game for AnyGame {
     }
 
     fn action_space(&self) -> usize {
-        with_game!(self, |g| g.action_space())
+        with_concrete_game!(self, g => g.action_space())
     }
 
     fn total_seeds(&self) -> u16 {
-        with_game!(self, |g| g.total_seeds())
+        with_concrete_game!(self, g => g.total_seeds())
     }
 
     #[inline]
@@ -300,7 +288,7 @@ impl Game for AnyGame {
     }
 
     fn repetition_ends_game(&self) -> bool {
-        with_game!(self, |g| g.repetition_ends_game())
+        with_concrete_game!(self, g => g.repetition_ends_game())
     }
 
     fn settle_cycle(&self, pos: &mut AnyPosition) {
@@ -312,15 +300,15 @@ impl Game for AnyGame {
     }
 
     fn moves_twice(&self) -> bool {
-        with_game!(self, |g| g.moves_twice())
+        with_concrete_game!(self, g => g.moves_twice())
     }
 
     fn control_changes(&self) -> bool {
-        with_game!(self, |g| g.control_changes())
+        with_concrete_game!(self, g => g.control_changes())
     }
 
     fn claims_houses(&self) -> bool {
-        with_game!(self, |g| g.claims_houses())
+        with_concrete_game!(self, g => g.claims_houses())
     }
 
     fn claimed(&self, pos: &AnyPosition, pit: usize) -> Option<Player> {
@@ -328,7 +316,7 @@ impl Game for AnyGame {
     }
 
     fn endgame_database(&self) -> Result<(), String> {
-        with_game!(self, |g| g.endgame_database())
+        with_concrete_game!(self, g => g.endgame_database())
     }
 
     fn bonus_move(&self, pos: &AnyPosition) -> Option<bool> {
@@ -352,11 +340,11 @@ impl Game for AnyGame {
     }
 
     fn action_pit(&self, side: Player, action: Action) -> usize {
-        with_game!(self, |g| g.action_pit(side, action))
+        with_concrete_game!(self, g => g.action_pit(side, action))
     }
 
     fn move_label(&self, side: Player, action: Action) -> String {
-        with_game!(self, |g| g.move_label(side, action))
+        with_concrete_game!(self, g => g.move_label(side, action))
     }
 
     fn parse_move(&self, pos: &AnyPosition, text: &str) -> Result<Action, MoveParseError> {

@@ -137,10 +137,7 @@ fn play_shard_of<G: Game>(
     threads: usize,
     seed: u64,
     stop: &AtomicBool,
-) -> Result<Option<PlayedShard>, TrainError>
-where
-    G::Position: 'static,
-{
+) -> Result<Option<PlayedShard>, TrainError> {
     let sp = &run.config.selfplay;
     let mut config = sp.clone();
     config.threads = threads.max(1);

@@ -129,6 +129,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 /// What the rounds of self-play of [`measure`] did.
+#[derive(Default)]
 struct Measured {
     games: usize,
     moves: usize,
@@ -142,10 +143,13 @@ struct Measured {
 
 /// Plays rounds of `threads * parallel_games` games until both `--games` and `--seconds`
 /// are reached (or four times the seconds have passed).
-fn measure<G: Game>(game: &G, lay: Layout, net: &Net, args: &Args, config: &SelfPlayConfig) -> anyhow::Result<Measured>
-where
-    G::Position: 'static,
-{
+fn measure<G: Game>(
+    game: &G,
+    lay: Layout,
+    net: &Net,
+    args: &Args,
+    config: &SelfPlayConfig,
+) -> anyhow::Result<Measured> {
     let evaluator =
         || NeuralEvaluator::with_layout(game, lay, net.clone(), Device::flex()).with_precision(args.precision);
     let caches: std::sync::Mutex<Vec<Arc<EvalCache>>> = std::sync::Mutex::new(Vec::new());
@@ -157,8 +161,7 @@ where
     };
     let search = SearchConfig::default();
     let never = std::sync::atomic::AtomicBool::new(false);
-    let mut m =
-        Measured { games: 0, moves: 0, simulations: 0, seconds: 0.0, batches: 0, evaluated: 0, caches: Vec::new() };
+    let mut m = Measured::default();
     let mut round = 0u64;
     while m.games < args.games || m.seconds < args.common.seconds.as_secs_f64() {
         let n = config.threads * config.parallel_games;
