@@ -93,39 +93,62 @@ impl DoubleEndedIterator for Children {
 
 impl ExactSizeIterator for Children {}
 
-/// Struct of arrays; node `i` is described by element `i` of every array.
-#[derive(Clone, Debug)]
-pub struct Tree<G: Game> {
-    pos: Vec<G::Position>,
-    hash: Vec<u64>,
-    state: Vec<NodeState>,
+/// What selection, expansion and backup read and write of a node, kept together so that a
+/// step down the tree touches one record per node, and a node's children, which are
+/// consecutive, lie in a few cache lines (a struct of arrays spread a node over a line an
+/// array, and the descent waited on memory).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Node {
+    pub(crate) visits: u32,
+    /// Leaves below the node handed to the evaluator and not applied yet.
+    pub(crate) in_flight: u32,
+    /// Sum of the values backed up through the node, from its mover's view.
+    pub(crate) value_sum: f32,
+    pub(crate) prior: f32,
+    /// The children are `first_child .. first_child + num_children`; a node that is not
+    /// expanded has none (`num_children` 0, whatever `first_child` says).
+    first_child: u32,
+    num_children: u8,
+    state: NodeState,
     /// The player who chose the action into this node; `value_sum` is from this view.
-    mover: Vec<Player>,
+    mover: Player,
     /// The player to move at this node (valid once the position is computed).
-    side: Vec<Player>,
-    action: Vec<Action>,
+    side: Player,
+    action: Action,
     /// Whether the move into this node was irreversible (clears the repetition window).
-    irreversible: Vec<bool>,
-    prior: Vec<f32>,
-    visits: Vec<u32>,
-    value_sum: Vec<f32>,
-    in_flight: Vec<u32>,
-    /// The children of node `i` are `first_child[i] .. first_child[i] + num_children[i]`; a
-    /// node that is not expanded has none (`num_children` 0, whatever `first_child` says).
-    first_child: Vec<u32>,
-    num_children: Vec<u8>,
+    irreversible: bool,
+}
+
+/// What only finished games, the solver, implicit minimax and Gumbel's root read.
+#[derive(Clone, Copy, Debug)]
+struct Exact {
     /// Exact value for the player to move, at terminal nodes.
-    terminal_value: Vec<f32>,
+    terminal_value: f32,
     /// The evaluator's value for the player to move, once evaluated (Gumbel's v_mix needs the
     /// root's own evaluation, also after the root moved down by tree reuse).
-    raw_value: Vec<f32>,
+    raw_value: f32,
     /// Proven bounds on the node's utility under best play, from its mover's view (as
     /// `value_sum`): [`UNKNOWN`] until the solver narrows them, equal once solved.
-    lower: Vec<f32>,
-    upper: Vec<f32>,
+    lower: f32,
+    upper: f32,
     /// The minimax of the evaluations below the node (its own until a child has one), from its
     /// mover's view; NaN before the node is evaluated (implicit minimax backups).
-    minimax: Vec<f32>,
+    minimax: f32,
+}
+
+impl Exact {
+    const NEW: Exact =
+        Exact { terminal_value: 0.0, raw_value: 0.0, lower: UNKNOWN.0, upper: UNKNOWN.1, minimax: f32::NAN };
+}
+
+/// Node `i` is element `i` of each array: the hot record, the cold one, the position and its
+/// hash (positions are large and read only where a node is materialized or evaluated).
+#[derive(Clone, Debug)]
+pub struct Tree<G: Game> {
+    node: Vec<Node>,
+    exact: Vec<Exact>,
+    pos: Vec<G::Position>,
+    hash: Vec<u64>,
 }
 
 /// The bounds of a node nothing is proven about: every utility lies in [-1, 1].
@@ -135,33 +158,19 @@ pub const UNKNOWN: (f32, f32) = (-1.0, 1.0);
 impl<G: Game> Tree<G> {
     pub fn with_capacity(n: usize) -> Self {
         Tree {
+            node: Vec::with_capacity(n),
+            exact: Vec::with_capacity(n),
             pos: Vec::with_capacity(n),
             hash: Vec::with_capacity(n),
-            state: Vec::with_capacity(n),
-            mover: Vec::with_capacity(n),
-            side: Vec::with_capacity(n),
-            action: Vec::with_capacity(n),
-            irreversible: Vec::with_capacity(n),
-            prior: Vec::with_capacity(n),
-            visits: Vec::with_capacity(n),
-            value_sum: Vec::with_capacity(n),
-            in_flight: Vec::with_capacity(n),
-            first_child: Vec::with_capacity(n),
-            num_children: Vec::with_capacity(n),
-            terminal_value: Vec::with_capacity(n),
-            raw_value: Vec::with_capacity(n),
-            lower: Vec::with_capacity(n),
-            upper: Vec::with_capacity(n),
-            minimax: Vec::with_capacity(n),
         }
     }
 
     pub fn len(&self) -> usize {
-        self.state.len()
+        self.node.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.state.is_empty()
+        self.node.is_empty()
     }
 
     /// Every node, the root first.
@@ -182,65 +191,65 @@ impl<G: Game> Tree<G> {
 
     #[inline]
     pub fn state(&self, node: NodeId) -> NodeState {
-        self.state[node.idx()]
+        self.node[node.idx()].state
     }
 
     /// The player who chose the action into `node`; [`Tree::value_sum`] is from this view.
     #[inline]
     pub fn mover(&self, node: NodeId) -> Player {
-        self.mover[node.idx()]
+        self.node[node.idx()].mover
     }
 
     /// The player to move at `node` (once its position is computed).
     #[inline]
     pub fn side(&self, node: NodeId) -> Player {
-        self.side[node.idx()]
+        self.node[node.idx()].side
     }
 
     /// The action that leads into `node` (0 at a root).
     #[inline]
     pub fn action(&self, node: NodeId) -> Action {
-        self.action[node.idx()]
+        self.node[node.idx()].action
     }
 
     /// Whether the move into `node` was irreversible (it clears the repetition window).
     #[inline]
     pub fn irreversible(&self, node: NodeId) -> bool {
-        self.irreversible[node.idx()]
+        self.node[node.idx()].irreversible
     }
 
     #[inline]
     pub fn prior(&self, node: NodeId) -> f32 {
-        self.prior[node.idx()]
+        self.node[node.idx()].prior
     }
 
     #[inline]
     pub fn visits(&self, node: NodeId) -> u32 {
-        self.visits[node.idx()]
+        self.node[node.idx()].visits
     }
 
     /// Sum of the values backed up through `node`, from its mover's view.
     #[inline]
     pub fn value_sum(&self, node: NodeId) -> f32 {
-        self.value_sum[node.idx()]
+        self.node[node.idx()].value_sum
     }
 
     /// Leaves below `node` handed to the evaluator and not applied yet.
     #[inline]
     pub fn in_flight(&self, node: NodeId) -> u32 {
-        self.in_flight[node.idx()]
+        self.node[node.idx()].in_flight
     }
 
     /// Exact value for the player to move, at a terminal node.
     #[inline]
     pub fn terminal_value(&self, node: NodeId) -> f32 {
-        self.terminal_value[node.idx()]
+        self.exact[node.idx()].terminal_value
     }
 
     /// The evaluator's value for the player to move, once evaluated.
     #[inline]
     pub fn raw_value(&self, node: NodeId) -> f32 {
-        self.raw_value[node.idx()]
+        self.exact[node.idx()].raw_value
     }
 
     /// Proven bounds (lower, upper) on the utility of `node` under best play, from its
@@ -248,21 +257,24 @@ impl<G: Game> Tree<G> {
     /// search with the solver on narrows them above terminal nodes.
     #[inline]
     pub fn bounds(&self, node: NodeId) -> (f32, f32) {
-        (self.lower[node.idx()], self.upper[node.idx()])
+        let e = &self.exact[node.idx()];
+        (e.lower, e.upper)
     }
 
     /// [`Tree::bounds`] from the view of the player to move at `node`.
     #[inline]
     pub fn bounds_for_side(&self, node: NodeId) -> (f32, f32) {
         let (lo, hi) = self.bounds(node);
-        if self.side[node.idx()] == self.mover[node.idx()] { (lo, hi) } else { (-hi, -lo) }
+        let n = &self.node[node.idx()];
+        if n.side == n.mover { (lo, hi) } else { (-hi, -lo) }
     }
 
     /// Whether the utility of `node` under best play is known exactly (a finished game, or
     /// every line below it decided).
     #[inline]
     pub fn is_solved(&self, node: NodeId) -> bool {
-        self.lower[node.idx()] >= self.upper[node.idx()]
+        let e = &self.exact[node.idx()];
+        e.lower >= e.upper
     }
 
     /// The minimax of the evaluations in the subtree of `node` (exact at finished games),
@@ -270,51 +282,45 @@ impl<G: Game> Tree<G> {
     /// only by a search with a minimax weight.
     #[inline]
     pub fn minimax(&self, node: NodeId) -> Option<f32> {
-        let v = self.minimax[node.idx()];
+        let v = self.exact[node.idx()].minimax;
         (!v.is_nan()).then_some(v)
     }
 
     /// The children of `node`, in the order of their actions.
     #[inline]
     pub fn children(&self, node: NodeId) -> Children {
-        let i = node.idx();
-        let next = self.first_child[i];
-        Children { next, end: next + u32::from(self.num_children[i]) }
+        let n = &self.node[node.idx()];
+        Children { next: n.first_child, end: n.first_child + u32::from(n.num_children) }
+    }
+
+    /// The first child of `node` and the records of all its children, for the selection
+    /// loop, which reads every child's and so walks them as one slice.
+    #[inline]
+    pub(crate) fn child_records(&self, node: NodeId) -> (u32, &[Node]) {
+        let n = &self.node[node.idx()];
+        let first = n.first_child as usize;
+        (n.first_child, &self.node[first..first + usize::from(n.num_children)])
     }
 
     /// Mean value of `node` from the view of the player to move there.
     #[inline]
     pub fn value_for_side(&self, node: NodeId) -> Option<f32> {
-        let i = node.idx();
-        if self.visits[i] == 0 {
+        let n = &self.node[node.idx()];
+        if n.visits == 0 {
             return None;
         }
-        let q = self.value_sum[i] / self.visits[i] as f32;
-        Some(if self.side[i] == self.mover[i] { q } else { -q })
+        let q = n.value_sum / n.visits as f32;
+        Some(if n.side == n.mover { q } else { -q })
     }
 }
 
 /// Changing the tree: only the search does.
 impl<G: Game> Tree<G> {
     pub(crate) fn clear(&mut self) {
+        self.node.clear();
+        self.exact.clear();
         self.pos.clear();
         self.hash.clear();
-        self.state.clear();
-        self.mover.clear();
-        self.side.clear();
-        self.action.clear();
-        self.irreversible.clear();
-        self.prior.clear();
-        self.visits.clear();
-        self.value_sum.clear();
-        self.in_flight.clear();
-        self.first_child.clear();
-        self.num_children.clear();
-        self.terminal_value.clear();
-        self.raw_value.clear();
-        self.lower.clear();
-        self.upper.clear();
-        self.minimax.clear();
     }
 
     /// Appends a node without children and returns its id.
@@ -327,50 +333,34 @@ impl<G: Game> Tree<G> {
         action: Action,
         prior: f32,
     ) -> NodeId {
-        let id = NodeId(self.state.len() as u32);
+        let id = NodeId(self.node.len() as u32);
+        self.node.push(Node {
+            visits: 0,
+            in_flight: 0,
+            value_sum: 0.0,
+            prior,
+            first_child: 0,
+            num_children: 0,
+            state,
+            mover,
+            side,
+            action,
+            irreversible: false,
+        });
+        self.exact.push(Exact::NEW);
         self.pos.push(pos);
         self.hash.push(0);
-        self.state.push(state);
-        self.mover.push(mover);
-        self.side.push(side);
-        self.action.push(action);
-        self.irreversible.push(false);
-        self.prior.push(prior);
-        self.visits.push(0);
-        self.value_sum.push(0.0);
-        self.in_flight.push(0);
-        self.first_child.push(0);
-        self.num_children.push(0);
-        self.terminal_value.push(0.0);
-        self.raw_value.push(0.0);
-        self.lower.push(UNKNOWN.0);
-        self.upper.push(UNKNOWN.1);
-        self.minimax.push(f32::NAN);
         id
     }
 
     /// Appends node `from` of `other`, without its children and with nothing in flight.
     fn push_copy(&mut self, other: &Tree<G>, from: NodeId) -> NodeId {
-        let id = NodeId(self.state.len() as u32);
+        let id = NodeId(self.node.len() as u32);
         let from = from.idx();
+        self.node.push(Node { in_flight: 0, first_child: 0, num_children: 0, ..other.node[from] });
+        self.exact.push(other.exact[from]);
         self.pos.push(other.pos[from]);
         self.hash.push(other.hash[from]);
-        self.state.push(other.state[from]);
-        self.mover.push(other.mover[from]);
-        self.side.push(other.side[from]);
-        self.action.push(other.action[from]);
-        self.irreversible.push(other.irreversible[from]);
-        self.prior.push(other.prior[from]);
-        self.visits.push(other.visits[from]);
-        self.value_sum.push(other.value_sum[from]);
-        self.in_flight.push(0);
-        self.first_child.push(0);
-        self.num_children.push(0);
-        self.terminal_value.push(other.terminal_value[from]);
-        self.raw_value.push(other.raw_value[from]);
-        self.lower.push(other.lower[from]);
-        self.upper.push(other.upper[from]);
-        self.minimax.push(other.minimax[from]);
         id
     }
 
@@ -387,7 +377,7 @@ impl<G: Game> Tree<G> {
             let (o, n) = queue[head];
             head += 1;
             if self.state(n) == NodeState::Pending {
-                self.state[n.idx()] = NodeState::Unevaluated;
+                self.node[n.idx()].state = NodeState::Unevaluated;
             }
             let kids = other.children(o);
             if kids.is_empty() {
@@ -398,14 +388,15 @@ impl<G: Game> Tree<G> {
                 let id = self.push_copy(other, oc);
                 queue.push((oc, id));
             }
-            self.first_child[n.idx()] = first;
-            self.num_children[n.idx()] = other.num_children[o.idx()];
+            let copy = &mut self.node[n.idx()];
+            copy.first_child = first;
+            copy.num_children = other.node[o.idx()].num_children;
         }
     }
 
     #[inline]
     pub(crate) fn set_state(&mut self, node: NodeId, state: NodeState) {
-        self.state[node.idx()] = state;
+        self.node[node.idx()].state = state;
     }
 
     /// Records the position a node stands for (computed from its parent, or a new root):
@@ -422,18 +413,16 @@ impl<G: Game> Tree<G> {
         let i = node.idx();
         self.pos[i] = pos;
         self.hash[i] = hash;
-        self.side[i] = side;
-        self.irreversible[i] = irreversible;
+        let n = &mut self.node[i];
+        n.side = side;
+        n.irreversible = irreversible;
         match terminal {
             Some(v) => {
-                self.state[i] = NodeState::Terminal;
-                self.terminal_value[i] = v;
-                let own = if side == self.mover[i] { v } else { -v };
-                self.lower[i] = own;
-                self.upper[i] = own;
-                self.minimax[i] = own;
+                n.state = NodeState::Terminal;
+                let own = if side == n.mover { v } else { -v };
+                self.exact[i] = Exact { terminal_value: v, lower: own, upper: own, minimax: own, ..self.exact[i] };
             }
-            None => self.state[i] = NodeState::Unevaluated,
+            None => n.state = NodeState::Unevaluated,
         }
     }
 
@@ -443,16 +432,19 @@ impl<G: Game> Tree<G> {
     pub(crate) fn expand(&mut self, node: NodeId, value: f32, children: impl IntoIterator<Item = (Action, f32)>) {
         let i = node.idx();
         let pos = self.pos[i];
-        let side = self.side[i];
+        let side = self.node[i].side;
         let first = self.len();
         for (a, p) in children {
             self.push(pos, NodeState::Fresh, side, side, a, p);
         }
-        self.first_child[i] = first as u32;
-        self.num_children[i] = (self.len() - first) as u8;
-        self.state[i] = NodeState::Expanded;
-        self.raw_value[i] = value;
-        self.minimax[i] = if side == self.mover[i] { value } else { -value };
+        let count = (self.node.len() - first) as u8;
+        let n = &mut self.node[i];
+        n.first_child = first as u32;
+        n.num_children = count;
+        n.state = NodeState::Expanded;
+        let own = if side == n.mover { value } else { -value };
+        self.exact[i].raw_value = value;
+        self.exact[i].minimax = own;
     }
 
     /// Recomputes the minimax of expanded `node` from its children's (its own evaluation
@@ -462,44 +454,46 @@ impl<G: Game> Tree<G> {
         let i = node.idx();
         let mut best = f32::NEG_INFINITY;
         for c in self.children(node) {
-            let v = self.minimax[c.idx()];
+            let v = self.exact[c.idx()].minimax;
             if v > best {
                 best = v;
             }
         }
-        let side_view = if best == f32::NEG_INFINITY { self.raw_value[i] } else { best };
-        let own = if self.side[i] == self.mover[i] { side_view } else { -side_view };
-        let changed = own != self.minimax[i];
-        self.minimax[i] = own;
+        let side_view = if best == f32::NEG_INFINITY { self.exact[i].raw_value } else { best };
+        let own = if self.node[i].side == self.node[i].mover { side_view } else { -side_view };
+        let changed = own != self.exact[i].minimax;
+        self.exact[i].minimax = own;
         changed
     }
 
     /// Sets the proven bounds of `node`, from its mover's view.
     #[inline]
     pub(crate) fn set_bounds(&mut self, node: NodeId, lower: f32, upper: f32) {
-        self.lower[node.idx()] = lower;
-        self.upper[node.idx()] = upper;
+        let e = &mut self.exact[node.idx()];
+        e.lower = lower;
+        e.upper = upper;
     }
 
     #[inline]
     pub(crate) fn set_prior(&mut self, node: NodeId, prior: f32) {
-        self.prior[node.idx()] = prior;
+        self.node[node.idx()].prior = prior;
     }
 
     /// One more visit through `node`, worth `value` from its mover's view.
     #[inline]
     pub(crate) fn add_visit(&mut self, node: NodeId, value: f32) {
-        self.visits[node.idx()] += 1;
-        self.value_sum[node.idx()] += value;
+        let n = &mut self.node[node.idx()];
+        n.visits += 1;
+        n.value_sum += value;
     }
 
     #[inline]
     pub(crate) fn add_in_flight(&mut self, node: NodeId) {
-        self.in_flight[node.idx()] += 1;
+        self.node[node.idx()].in_flight += 1;
     }
 
     #[inline]
     pub(crate) fn remove_in_flight(&mut self, node: NodeId) {
-        self.in_flight[node.idx()] -= 1;
+        self.node[node.idx()].in_flight -= 1;
     }
 }
