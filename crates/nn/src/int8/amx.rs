@@ -144,12 +144,12 @@ thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::default();
 }
 
-/// [`super::gemm`] on AMX for `rows` a multiple of 16, with weights packed by [`pack`];
-/// `false`, and nothing done, without AMX. (A tile's fixed cost makes fewer rows faster on
-/// AVX-512 VNNI, which takes the rows past the last 16.)
+/// [`super::gemm`] on AMX, with weights packed by [`pack`]; `false`, and nothing done,
+/// without AMX. Rows past the last whole tile are padded with zeros to one (see
+/// [`super::gemm`] for when they go to AVX-512 VNNI instead).
 ///
 /// # Panics
-/// If `rows` is not a multiple of 16, or a buffer is shorter than its shape (`q`
+/// If a buffer is shorter than its shape (`q`
 /// `[rows][k / 2]`, `acc` `[rows][cols]`, `tiles` as [`pack`] makes them), or `cols` is not a
 /// multiple of 16.
 pub(super) fn gemm(q: &[u32], rows: usize, k: usize, tiles: &[i8], cols: usize, acc: &mut [i32]) -> bool {
@@ -157,7 +157,6 @@ pub(super) fn gemm(q: &[u32], rows: usize, k: usize, tiles: &[i8], cols: usize, 
         return false;
     }
     let kp = padded(k);
-    assert!(rows.is_multiple_of(TILE_ROWS), "{rows} rows: AMX takes whole tiles of 16");
     assert!(k.is_multiple_of(2) && cols.is_multiple_of(TILE_ROWS), "k {k} and cols {cols} are padded");
     assert!(q.len() >= rows * k / 2 && acc.len() >= rows * cols, "buffers fit the shapes");
     assert!(tiles.len() >= cols * kp * 2, "the tiles are the weights packed for AMX");
@@ -180,13 +179,13 @@ pub(super) fn gemm(q: &[u32], rows: usize, k: usize, tiles: &[i8], cols: usize, 
             unsafe {
                 two_row_blocks(bytes, kp, tiles, cols, sums);
             }
-            combine(sums, m / TILE_ROWS, cols, &mut acc[first * cols..(first + m) * cols]);
+            combine(sums, m, cols, &mut acc[first * cols..(first + m) * cols]);
         }
     });
     true
 }
 
-/// `m` (16 or 32) rows of activations as pairs (`[m][k / 2]`) into the bytes the kernel
+/// `m` (1 to 32) rows of activations as pairs (`[m][k / 2]`) into the bytes the kernel
 /// reads: for each step of 64 inputs, 32 rows of 64 bytes (zeros past `k`, and in rows past
 /// `m`), so that the rows of a tile are 64 bytes apart and the second row block's tile 1,024
 /// bytes after the first's.
@@ -211,15 +210,16 @@ fn to_bytes(q: &[u32], m: usize, k: usize, bytes: &mut [u8]) {
     }
 }
 
-/// The kernel's tile sums of the first `blocks` (1 or 2) row blocks into `acc` (`[blocks *
-/// 16][cols]`): `sums` holds, for each block of 16 columns, for each of the two row blocks,
+/// The kernel's tile sums of the first `rows` (1 to 32) rows into `acc` (`[rows][cols]`):
+/// `sums` holds, for each block of 16 columns, for each of the two row blocks,
 /// the `hi` tile then the `lo` tile (16 x 16 each), and a sum is `16 * hi + lo`.
-fn combine(sums: &[i32], blocks: usize, cols: usize, acc: &mut [i32]) {
+fn combine(sums: &[i32], rows: usize, cols: usize, acc: &mut [i32]) {
     const TILE: usize = TILE_ROWS * TILE_ROWS;
     for (column_block, sums) in sums.chunks_exact(2 * PAIR * TILE_ROWS).take(cols / TILE_ROWS).enumerate() {
-        for (block, parts) in sums.chunks_exact(2 * TILE).take(blocks).enumerate() {
+        for (block, parts) in sums.chunks_exact(2 * TILE).take(rows.div_ceil(TILE_ROWS)).enumerate() {
             let (hi, lo) = parts.split_at(TILE);
-            for (r, (hi, lo)) in hi.chunks_exact(TILE_ROWS).zip(lo.chunks_exact(TILE_ROWS)).enumerate() {
+            let in_block = (rows - block * TILE_ROWS).min(TILE_ROWS);
+            for (r, (hi, lo)) in hi.chunks_exact(TILE_ROWS).zip(lo.chunks_exact(TILE_ROWS)).take(in_block).enumerate() {
                 let at = (block * TILE_ROWS + r) * cols + column_block * TILE_ROWS;
                 for ((a, &h), &l) in acc[at..at + TILE_ROWS].iter_mut().zip(hi).zip(lo) {
                     *a = 16 * h + l;

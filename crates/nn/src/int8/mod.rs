@@ -164,9 +164,10 @@ pub fn gemm(path: Int8Path, q: &[u32], rows: usize, w: &PackedWeights, acc: &mut
     let PackedWeights { k, cols, .. } = *w;
     let done = match path {
         Int8Path::Amx => {
-            // Whole tiles of 16 rows on AMX; the rest, too few to pay a tile's fixed cost, on
-            // AVX-512 VNNI, which every AMX CPU has.
-            let tiled = rows / 16 * 16;
+            // Tiles of 16 rows on AMX, a part one padded with zeros; the rows `amx_rows`
+            // leaves out, too few to pay for tiles of their own, on AVX-512 VNNI, which
+            // every AMX CPU has.
+            let tiled = amx_rows(rows);
             let (acc_tiled, acc_rest) = acc.split_at_mut(tiled * cols);
             let q_rest = &q[tiled * k / 2..];
             amx::gemm(q, tiled, k, &w.tiles, cols, acc_tiled)
@@ -180,6 +181,19 @@ pub fn gemm(path: Int8Path, q: &[u32], rows: usize, w: &PackedWeights, acc: &mut
         }
     };
     assert!(done, "this CPU has no {path} int8 path");
+}
+
+/// Which of `rows` go to AMX (the rest to AVX-512 VNNI). AMX runs row blocks in pairs of
+/// 16 (each weight tile loaded serves both), a lone last block paired with zeros: rows past
+/// the last whole block ride free in that pair where it has room, and otherwise fill a new
+/// pair only when there are `AMX_MIN_ROWS` of them; VNNI is faster for fewer (`bench nn` at
+/// batches 33 to 90 on a Xeon with AMX: a new pair for 2 or 8 rows is slower, for 11 or 12
+/// no slower).
+fn amx_rows(rows: usize) -> usize {
+    const AMX_MIN_ROWS: usize = 11;
+    let rest = rows % 16;
+    let free = rows % 32 > 16;
+    if free || rest >= AMX_MIN_ROWS { rows } else { rows - rest }
 }
 
 /// The reference: the same sums in plain Rust, from the plain layout.
@@ -375,10 +389,21 @@ mod tests {
         assert_eq!(paths.last(), Some(&Int8Path::Scalar));
         // Every row-tile remainder (1 to 3 rows, whole tiles of 4) and column-vector
         // remainder, and the extremes (the largest sums a layer of 4096 inputs can reach);
-        // for AMX, one and two row blocks of 16 with and without rows past them, and inputs
-        // that are not whole steps of 64.
+        // for AMX, one and two row blocks of 16 with and without rows past them (padded to a
+        // tile in a pair's free block, in a new pair, or left to VNNI), and inputs that are
+        // not whole steps of 64.
         let shapes = [(1, 4, 16), (2, 8, 32), (3, 128, 48), (4, 128, 128), (7, 132, 144), (33, 64, 80)];
-        let amx_shapes = [(16, 4, 16), (17, 192, 64), (32, 132, 32), (48, 128, 128), (61, 256, 48)];
+        let amx_shapes = [
+            (16, 4, 16),
+            (17, 192, 64),
+            (27, 128, 32),
+            (32, 132, 32),
+            (34, 64, 16),
+            (43, 64, 48),
+            (48, 128, 128),
+            (50, 192, 16),
+            (61, 256, 48),
+        ];
         for &(rows, k, cols) in shapes.iter().chain(&amx_shapes) {
             let mut q: Vec<u8> = (0..rows * k).map(|_| rng.random_range(0..=255u8)).collect();
             let mut w: Vec<i16> = (0..k * cols).map(|_| rng.random_range(-2047..=2047i16)).collect();
@@ -403,6 +428,15 @@ mod tests {
                 assert_eq!(got, want, "{path}: {rows} rows, k {k}, {cols} columns");
             }
         }
+    }
+
+    #[test]
+    fn amx_takes_the_rows_that_pay_for_their_tiles() {
+        // Whole pairs of blocks, and a lone block with the rows after it riding free.
+        assert_eq!([16, 32, 17, 31, 50, 64].map(amx_rows), [16, 32, 17, 31, 50, 64]);
+        // A new pair for a few rows: left to VNNI, unless there are enough of them.
+        assert_eq!([1, 10, 33, 42, 66].map(amx_rows), [0, 0, 32, 32, 64]);
+        assert_eq!([11, 43, 75].map(amx_rows), [11, 43, 75]);
     }
 
     #[test]
