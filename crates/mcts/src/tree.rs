@@ -98,13 +98,13 @@ impl ExactSizeIterator for Children {}
 /// consecutive, lie in a few cache lines (a struct of arrays spread a node over a line an
 /// array, and the descent waited on memory).
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Node {
-    pub(crate) visits: u32,
+struct Node {
+    visits: u32,
     /// Leaves below the node handed to the evaluator and not applied yet.
-    pub(crate) in_flight: u32,
+    in_flight: u32,
     /// Sum of the values backed up through the node, from its mover's view.
-    pub(crate) value_sum: f32,
-    pub(crate) prior: f32,
+    value_sum: f32,
+    prior: f32,
     /// The children are `first_child .. first_child + num_children`; a node that is not
     /// expanded has none (`num_children` 0, whatever `first_child` says).
     first_child: u32,
@@ -295,15 +295,6 @@ impl<G: Game> Tree<G> {
     pub fn children(&self, node: NodeId) -> Children {
         let n = &self.node[node.idx()];
         Children { next: n.first_child, end: n.first_child + u32::from(n.num_children) }
-    }
-
-    /// The first child of `node` and the records of all its children, for the selection
-    /// loop, which reads every child's and so walks them as one slice.
-    #[inline]
-    pub(crate) fn child_records(&self, node: NodeId) -> (u32, &[Node]) {
-        let n = &self.node[node.idx()];
-        let first = n.first_child as usize;
-        (n.first_child, &self.node[first..first + usize::from(n.num_children)])
     }
 
     /// Mean value of `node` from the view of the player to move there.

@@ -28,9 +28,6 @@ pub(crate) fn puct_child<G: Game>(tree: &Tree<G>, node: NodeId, config: &SearchC
     };
     let fpu = parent_q - config.fpu_reduction;
     let vl = config.virtual_loss;
-    if !config.solver && config.minimax_weight <= 0.0 {
-        return plain_puct_child(tree, node, config.c_puct, sqrt_n, fpu, vl);
-    }
     let mut best = None;
     let mut best_score = f32::NEG_INFINITY;
     for c in tree.children(node) {
@@ -54,35 +51,6 @@ pub(crate) fn puct_child<G: Game>(tree: &Tree<G>, node: NodeId, config: &SearchC
         }
     }
     best.or_else(|| by_prior(tree, node))
-}
-
-/// [`puct_child`] where each child's q is its mean (no solver, no minimax): the loop
-/// self-play spends its search in, over the children's records as one slice.
-#[inline]
-fn plain_puct_child<G: Game>(
-    tree: &Tree<G>,
-    node: NodeId,
-    c_puct: f32,
-    sqrt_n: f32,
-    fpu: f32,
-    vl: f32,
-) -> Option<NodeId> {
-    let (first, kids) = tree.child_records(node);
-    let mut best = None;
-    let mut best_score = f32::NEG_INFINITY;
-    for (k, c) in kids.iter().enumerate() {
-        let n = c.visits + c.in_flight;
-        let q = if n == 0 { fpu } else { (c.value_sum - vl * c.in_flight as f32) / n as f32 };
-        let score = q + c_puct * c.prior * sqrt_n / (1.0 + n as f32);
-        if score > best_score {
-            best_score = score;
-            best = Some(k);
-        }
-    }
-    match best {
-        Some(k) => Some(NodeId(first + k as u32)),
-        None => by_prior(tree, node),
-    }
 }
 
 /// The child with the largest prior, the first of equals: a deterministic pick that needs no
