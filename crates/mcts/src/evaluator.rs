@@ -106,7 +106,10 @@ struct Shard {
     words: Vec<u32>,
 }
 
-/// Words of a slot before its priors: the key's low and high halves, then the value.
+/// A slot's words: the key's low and high halves, the value, then from `SLOT_HEAD` the priors.
+const KEY_LOW: usize = 0;
+const KEY_HIGH: usize = 1;
+const VALUE: usize = 2;
 const SLOT_HEAD: usize = 3;
 
 /// The value bits of an empty slot: a NaN (an evaluator's value is never NaN; if one were,
@@ -119,7 +122,7 @@ impl Shard {
         if self.actions != actions {
             let stride = SLOT_HEAD + actions;
             let mut words = vec![0; slots * stride];
-            words.chunks_exact_mut(stride).for_each(|slot| slot[2] = EMPTY);
+            words.chunks_exact_mut(stride).for_each(|slot| slot[VALUE] = EMPTY);
             *self = Shard { actions, words };
         }
     }
@@ -219,8 +222,8 @@ impl EvalCache {
         let (mut shard, i) = self.shard(hash);
         shard.ready(slots, a);
         let slot = shard.slot(i);
-        let value = f32::from_bits(slot[2]);
-        if value.is_nan() || slot[0] != hash as u32 || slot[1] != (hash >> 32) as u32 {
+        let value = f32::from_bits(slot[VALUE]);
+        if value.is_nan() || slot[KEY_LOW] != hash as u32 || slot[KEY_HIGH] != (hash >> 32) as u32 {
             return None;
         }
         policy.iter_mut().zip(&slot[SLOT_HEAD..]).for_each(|(p, &w)| *p = f32::from_bits(w));
@@ -234,9 +237,9 @@ impl EvalCache {
         let (mut shard, i) = self.shard(hash);
         shard.ready(slots, a);
         let slot = shard.slot(i);
-        slot[0] = hash as u32;
-        slot[1] = (hash >> 32) as u32;
-        slot[2] = value.to_bits();
+        slot[KEY_LOW] = hash as u32;
+        slot[KEY_HIGH] = (hash >> 32) as u32;
+        slot[VALUE] = value.to_bits();
         slot[SLOT_HEAD..].iter_mut().zip(policy).for_each(|(w, p)| *w = p.to_bits());
     }
 
@@ -245,7 +248,7 @@ impl EvalCache {
         for shard in self.shards.iter() {
             let mut shard = shard.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             let stride = SLOT_HEAD + shard.actions;
-            shard.words.chunks_exact_mut(stride).for_each(|slot| slot[2] = EMPTY);
+            shard.words.chunks_exact_mut(stride).for_each(|slot| slot[VALUE] = EMPTY);
         }
     }
 }
