@@ -1,6 +1,7 @@
-//! The search tree: a preallocated struct of arrays indexed by [`NodeId`] (as in mctx), so a
-//! search allocates only when the tree outgrows its capacity. The arrays are private: other
-//! crates read a node through methods, and only the search in this crate changes one.
+//! The search tree: preallocated arrays (as in mctx), so a search allocates only when the
+//! tree outgrows its capacity: one hot record a [`NodeId`], and the position, hash and cold
+//! record of each node that has been materialized. The arrays are private: other crates read
+//! a node through methods, and only the search in this crate changes one.
 
 use mancala_rules::{Action, Game, Player};
 
@@ -117,11 +118,19 @@ struct Node {
     action: Action,
     /// Whether the move into this node was irreversible (clears the repetition window).
     irreversible: bool,
+    /// Where the node's position, hash and [`Exact`] record are, once it is materialized;
+    /// [`NO_SLOT`] while it is fresh.
+    slot: u32,
 }
 
-// A node record is 28 bytes, a little over two to a 64-byte line: a field added here costs
-// every step down a tree.
-const _: () = assert!(std::mem::size_of::<Node>() == 28);
+// A node record is 32 bytes, two to a 64-byte line: a field added here costs every step
+// down a tree.
+const _: () = assert!(std::mem::size_of::<Node>() == 32);
+
+/// The slot of a fresh node: most nodes of a tree are children never visited, and they hold
+/// no position, hash or exact record, so that expanding a node writes only its children's
+/// hot records and tree reuse copies only those.
+const NO_SLOT: u32 = u32::MAX;
 
 /// What only finished games, the solver, implicit minimax and Gumbel's root read.
 #[derive(Clone, Copy, Debug)]
@@ -145,8 +154,9 @@ impl Exact {
         Exact { terminal_value: 0.0, raw_value: 0.0, lower: UNKNOWN.0, upper: UNKNOWN.1, minimax: f32::NAN };
 }
 
-/// Node `i` is element `i` of each array: the hot record, the cold one, the position and its
-/// hash (positions are large and read only where a node is materialized or evaluated).
+/// Node `i` is element `i` of `node`, its hot record; a materialized node's position, hash
+/// and cold record are element `slot` of the other three (positions are large and read only
+/// where a node is materialized or evaluated, and most nodes never are).
 #[derive(Clone, Debug)]
 pub struct Tree<G: Game> {
     node: Vec<Node>,
@@ -182,15 +192,43 @@ impl<G: Game> Tree<G> {
         (0..self.len() as u32).map(NodeId)
     }
 
-    /// The position at `node` (once its state is no longer [`NodeState::Fresh`]).
+    /// The position at `node`.
+    ///
+    /// # Panics
+    /// While `node` is [`NodeState::Fresh`]: its position is not computed yet.
     #[inline]
     pub fn position(&self, node: NodeId) -> &G::Position {
-        &self.pos[node.idx()]
+        &self.pos[self.slot(node)]
     }
 
+    /// The hash of [`Tree::position`] (with the same panic).
     #[inline]
     pub fn hash(&self, node: NodeId) -> u64 {
-        self.hash[node.idx()]
+        self.hash[self.slot(node)]
+    }
+
+    /// The slot of a materialized node.
+    #[inline]
+    fn slot(&self, node: NodeId) -> usize {
+        let slot = self.node[node.idx()].slot;
+        assert!(slot != NO_SLOT, "node {node} is fresh: it has no position yet");
+        slot as usize
+    }
+
+    /// The cold record of `node`; a fresh node's is the one every node starts with.
+    #[inline]
+    fn exact(&self, node: NodeId) -> Exact {
+        match self.node[node.idx()].slot {
+            NO_SLOT => Exact::NEW,
+            slot => self.exact[slot as usize],
+        }
+    }
+
+    /// The cold record of a materialized node, to change.
+    #[inline]
+    fn exact_mut(&mut self, node: NodeId) -> &mut Exact {
+        let slot = self.slot(node);
+        &mut self.exact[slot]
     }
 
     #[inline]
@@ -247,13 +285,13 @@ impl<G: Game> Tree<G> {
     /// Exact value for the player to move, at a terminal node.
     #[inline]
     pub fn terminal_value(&self, node: NodeId) -> f32 {
-        self.exact[node.idx()].terminal_value
+        self.exact(node).terminal_value
     }
 
     /// The evaluator's value for the player to move, once evaluated.
     #[inline]
     pub fn raw_value(&self, node: NodeId) -> f32 {
-        self.exact[node.idx()].raw_value
+        self.exact(node).raw_value
     }
 
     /// Proven bounds (lower, upper) on the utility of `node` under best play, from its
@@ -261,7 +299,7 @@ impl<G: Game> Tree<G> {
     /// search with the solver on narrows them above terminal nodes.
     #[inline]
     pub fn bounds(&self, node: NodeId) -> (f32, f32) {
-        let e = &self.exact[node.idx()];
+        let e = self.exact(node);
         (e.lower, e.upper)
     }
 
@@ -277,7 +315,7 @@ impl<G: Game> Tree<G> {
     /// every line below it decided).
     #[inline]
     pub fn is_solved(&self, node: NodeId) -> bool {
-        let e = &self.exact[node.idx()];
+        let e = self.exact(node);
         e.lower >= e.upper
     }
 
@@ -286,7 +324,7 @@ impl<G: Game> Tree<G> {
     /// only by a search with a minimax weight.
     #[inline]
     pub fn minimax(&self, node: NodeId) -> Option<f32> {
-        let v = self.exact[node.idx()].minimax;
+        let v = self.exact(node).minimax;
         (!v.is_nan()).then_some(v)
     }
 
@@ -318,16 +356,8 @@ impl<G: Game> Tree<G> {
         self.hash.clear();
     }
 
-    /// Appends a node without children and returns its id.
-    pub(crate) fn push(
-        &mut self,
-        pos: G::Position,
-        state: NodeState,
-        mover: Player,
-        side: Player,
-        action: Action,
-        prior: f32,
-    ) -> NodeId {
+    /// Appends a fresh node without children and returns its id.
+    fn push_fresh(&mut self, mover: Player, side: Player, action: Action, prior: f32) -> NodeId {
         let id = NodeId(self.node.len() as u32);
         self.node.push(Node {
             visits: 0,
@@ -336,26 +366,47 @@ impl<G: Game> Tree<G> {
             prior,
             first_child: 0,
             num_children: 0,
-            state,
+            state: NodeState::Fresh,
             mover,
             side,
             action,
             irreversible: false,
+            slot: NO_SLOT,
         });
+        id
+    }
+
+    /// Appends a root: a node without children whose position is set next
+    /// ([`Tree::set_position`]).
+    pub(crate) fn push_root(&mut self, side: Player) -> NodeId {
+        self.push_fresh(side, side, 0, 1.0)
+    }
+
+    /// Gives fresh `node` a slot and returns it.
+    fn new_slot(&mut self, node: NodeId, pos: G::Position) -> usize {
+        let slot = self.pos.len();
         self.exact.push(Exact::NEW);
         self.pos.push(pos);
         self.hash.push(0);
-        id
+        self.node[node.idx()].slot = slot as u32;
+        slot
     }
 
     /// Appends node `from` of `other`, without its children and with nothing in flight.
     fn push_copy(&mut self, other: &Tree<G>, from: NodeId) -> NodeId {
         let id = NodeId(self.node.len() as u32);
-        let from = from.idx();
-        self.node.push(Node { in_flight: 0, first_child: 0, num_children: 0, ..other.node[from] });
-        self.exact.push(other.exact[from]);
-        self.pos.push(other.pos[from]);
-        self.hash.push(other.hash[from]);
+        let hot = other.node[from.idx()];
+        let slot = match hot.slot {
+            NO_SLOT => NO_SLOT,
+            s => {
+                let s = s as usize;
+                self.exact.push(other.exact[s]);
+                self.pos.push(other.pos[s]);
+                self.hash.push(other.hash[s]);
+                (self.pos.len() - 1) as u32
+            }
+        };
+        self.node.push(Node { in_flight: 0, first_child: 0, num_children: 0, slot, ..hot });
         id
     }
 
@@ -405,17 +456,21 @@ impl<G: Game> Tree<G> {
         irreversible: bool,
         terminal: Option<f32>,
     ) {
-        let i = node.idx();
-        self.pos[i] = pos;
-        self.hash[i] = hash;
-        let n = &mut self.node[i];
+        let slot = match self.node[node.idx()].slot {
+            NO_SLOT => self.new_slot(node, pos),
+            s => s as usize,
+        };
+        self.pos[slot] = pos;
+        self.hash[slot] = hash;
+        let n = &mut self.node[node.idx()];
         n.side = side;
         n.irreversible = irreversible;
         match terminal {
             Some(v) => {
                 n.state = NodeState::Terminal;
                 let own = if side == n.mover { v } else { -v };
-                self.exact[i] = Exact { terminal_value: v, lower: own, upper: own, minimax: own, ..self.exact[i] };
+                let e = &mut self.exact[slot];
+                *e = Exact { terminal_value: v, lower: own, upper: own, minimax: own, ..*e };
             }
             None => n.state = NodeState::Unevaluated,
         }
@@ -426,11 +481,10 @@ impl<G: Game> Tree<G> {
     #[inline]
     pub(crate) fn expand(&mut self, node: NodeId, value: f32, children: impl IntoIterator<Item = (Action, f32)>) {
         let i = node.idx();
-        let pos = self.pos[i];
         let side = self.node[i].side;
         let first = self.len();
         for (a, p) in children {
-            self.push(pos, NodeState::Fresh, side, side, a, p);
+            self.push_fresh(side, side, a, p);
         }
         let count = (self.node.len() - first) as u8;
         let n = &mut self.node[i];
@@ -438,8 +492,9 @@ impl<G: Game> Tree<G> {
         n.num_children = count;
         n.state = NodeState::Expanded;
         let own = if side == n.mover { value } else { -value };
-        self.exact[i].raw_value = value;
-        self.exact[i].minimax = own;
+        let e = self.exact_mut(node);
+        e.raw_value = value;
+        e.minimax = own;
     }
 
     /// Recomputes the minimax of expanded `node` from its children's (its own evaluation
@@ -449,22 +504,24 @@ impl<G: Game> Tree<G> {
         let i = node.idx();
         let mut best = f32::NEG_INFINITY;
         for c in self.children(node) {
-            let v = self.exact[c.idx()].minimax;
+            let v = self.exact(c).minimax;
             if v > best {
                 best = v;
             }
         }
-        let side_view = if best == f32::NEG_INFINITY { self.exact[i].raw_value } else { best };
-        let own = if self.node[i].side == self.node[i].mover { side_view } else { -side_view };
-        let changed = own != self.exact[i].minimax;
-        self.exact[i].minimax = own;
+        let own_side = self.node[i].side == self.node[i].mover;
+        let e = self.exact_mut(node);
+        let side_view = if best == f32::NEG_INFINITY { e.raw_value } else { best };
+        let own = if own_side { side_view } else { -side_view };
+        let changed = own != e.minimax;
+        e.minimax = own;
         changed
     }
 
     /// Sets the proven bounds of `node`, from its mover's view.
     #[inline]
     pub(crate) fn set_bounds(&mut self, node: NodeId, lower: f32, upper: f32) {
-        let e = &mut self.exact[node.idx()];
+        let e = self.exact_mut(node);
         e.lower = lower;
         e.upper = upper;
     }

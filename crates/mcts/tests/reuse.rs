@@ -10,7 +10,7 @@ use mancala_mcts::{NodeId, NodeState, RootKind, Search, SearchConfig};
 use mancala_rules::{Action, AnyGame, Game, parse_rules};
 
 /// Node statistics by action path from the root.
-type Snapshot = HashMap<Vec<Action>, (u32, f32, f32, NodeState, u64)>;
+type Snapshot = HashMap<Vec<Action>, (u32, f32, f32, NodeState, Option<u64>)>;
 
 fn snapshot(search: &Search<AnyGame>, from: &[Action]) -> Snapshot {
     let t = search.tree();
@@ -21,7 +21,9 @@ fn snapshot(search: &Search<AnyGame>, from: &[Action]) -> Snapshot {
     let mut out = HashMap::new();
     let mut stack = vec![(start, Vec::new())];
     while let Some((node, path)) = stack.pop() {
-        out.insert(path.clone(), (t.visits(node), t.value_sum(node), t.prior(node), t.state(node), t.hash(node)));
+        // A fresh node has no position (nor hash) yet.
+        let hash = (t.state(node) != NodeState::Fresh).then(|| t.hash(node));
+        out.insert(path.clone(), (t.visits(node), t.value_sum(node), t.prior(node), t.state(node), hash));
         for c in t.children(node) {
             let mut p = path.clone();
             p.push(t.action(c));

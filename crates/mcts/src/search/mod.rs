@@ -141,7 +141,7 @@ impl<G: Game> Search<G> {
         self.history.clear();
         self.history.extend(history);
         let side = self.game.side_to_move(&pos);
-        let root = self.tree.push(pos, NodeState::Unevaluated, side, side, 0, 1.0);
+        let root = self.tree.push_root(side);
         let terminal = self.terminal_value(&pos, side);
         self.tree.set_position(root, pos, self.game.hash(&pos), side, false, terminal);
         self.new_move();
