@@ -107,10 +107,11 @@ fn every_int8_path_gives_the_scalar_reference_answers() {
     for preset in ["oware", "owela"] {
         let (game, ev) = shipped(preset);
         let mut ev = ev.with_precision(Precision::Int8);
-        // Batches 1 to 9 cover every tile remainder; 64 whole tiles.
-        let positions = random_positions(&game, 64, 11);
+        // Batches 1 to 9 cover every tile remainder; 64 whole tiles; 75 to 200 AMX's
+        // chunks of 128 rows, whole and not, with rows left to VNNI (130) or padded (75).
+        let positions = random_positions(&game, 200, 11);
         let answers = |ev: &mut NeuralEvaluator<AnyGame>| {
-            [1, 2, 3, 5, 9, 64].map(|n| evaluate(&game, ev, &positions[..n])).to_vec()
+            [1, 2, 3, 5, 9, 64, 75, 130, 200].map(|n| evaluate(&game, ev, &positions[..n])).to_vec()
         };
         assert!(ev.use_int8_path(Int8Path::Scalar));
         let want = answers(&mut ev);

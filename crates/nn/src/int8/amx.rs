@@ -160,29 +160,143 @@ pub(super) fn gemm(q: &[u32], rows: usize, k: usize, tiles: &[i8], cols: usize, 
     assert!(k.is_multiple_of(2) && cols.is_multiple_of(TILE_ROWS), "k {k} and cols {cols} are padded");
     assert!(q.len() >= rows * k / 2 && acc.len() >= rows * cols, "buffers fit the shapes");
     assert!(tiles.len() >= cols * kp * 2, "the tiles are the weights packed for AMX");
-    if kp == 0 || cols == 0 {
+    if kp == 0 || cols == 0 || rows == 0 {
+        // No tile work (the kernel takes at least one pair).
         acc[..rows * cols].fill(0);
         return true;
     }
+    // Two row blocks at a time, so that each weight tile loaded serves both; a last lone
+    // block is paired with zeros.
+    let pairs = rows.div_ceil(PAIR);
     SCRATCH.with_borrow_mut(|scratch| {
         let Scratch { bytes, sums } = scratch;
-        bytes.resize(bytes.len().max(PAIR * kp), 0);
-        sums.resize(sums.len().max(2 * PAIR * cols), 0);
-        // Two row blocks at a time, so that each weight tile loaded serves both; a last lone
-        // block is paired with zeros.
-        for first in (0..rows).step_by(PAIR) {
+        bytes.resize(bytes.len().max(pairs * PAIR * kp), 0);
+        sums.resize(sums.len().max(pairs * 2 * PAIR * cols), 0);
+        for (pair, first) in (0..rows).step_by(PAIR).enumerate() {
             let m = (rows - first).min(PAIR);
-            to_bytes(&q[first * k / 2..(first + m) * k / 2], m, k, bytes);
+            to_bytes(&q[first * k / 2..(first + m) * k / 2], m, k, &mut bytes[pair * PAIR * kp..]);
+        }
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `available()` saw AMX-TILE and AMX-INT8 and the kernel's grant of the tile
+        // data; the buffers hold `pairs * 32 * kp` bytes and `pairs * 4 * 16 * cols` sums (just
+        // above).
+        unsafe {
+            row_blocks(bytes, kp, pairs, tiles, cols, sums);
+        }
+        for (pair, first) in (0..rows).step_by(PAIR).enumerate() {
+            let m = (rows - first).min(PAIR);
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: `available()` saw AMX-TILE and AMX-INT8 and the kernel's grant of the tile
-            // data; the buffers hold `32 * kp` bytes and `4 * 16 * cols` sums (just above).
+            // SAFETY: `available()` saw the AVX-512 VNNI path, so the CPU has avx512f, the
+            // feature `combine` is compiled with (its body is safe code).
             unsafe {
-                two_row_blocks(bytes, kp, tiles, cols, sums);
+                combine(sums, pairs, pair, m, cols, &mut acc[first * cols..(first + m) * cols]);
             }
-            combine(sums, m, cols, &mut acc[first * cols..(first + m) * cols]);
         }
     });
     true
+}
+
+/// A whole layer on AMX: the products of [`gemm`] and the finish of [`super::finish_scalar`]
+/// (`out = relu(sums * (sx * scale) + bias)`, with `add` `relu(out + ...)`) on its `rows`
+/// rows, one block of 16 columns at a time, each block finished from its tiles' sums while
+/// they are in the L1 cache. With the whole layer's sums first (and `combine`'s `[rows][cols]`
+/// after them), a chunk of 128 rows sent 384 KiB through the L2 cache a layer, and combine,
+/// finish and quantize waited on it; bit for bit the same answers. `false`, and nothing done,
+/// without AMX.
+///
+/// # Panics
+/// If a buffer is shorter than its shape (`q` `[rows][k / 2]`, `sx` `[rows]`, `scale` and
+/// `bias` `[cols]`, `out` `[rows][cols]`, `tiles` as [`pack`] makes them), or `k` is not a
+/// positive multiple of 2 or `cols` a multiple of 16.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn dense(
+    q: &[u32],
+    rows: usize,
+    k: usize,
+    tiles: &[i8],
+    cols: usize,
+    sx: &[f32],
+    scale: &[f32],
+    bias: &[f32],
+    out: &mut [f32],
+    add: bool,
+) -> bool {
+    if !available() {
+        return false;
+    }
+    let kp = padded(k);
+    assert!(k > 0 && k.is_multiple_of(2) && cols.is_multiple_of(TILE_ROWS), "k {k} and cols {cols} are padded");
+    assert!(q.len() >= rows * k / 2 && out.len() >= rows * cols && sx.len() >= rows, "buffers fit the shapes");
+    assert!(scale.len() >= cols && bias.len() >= cols, "a scale and a bias a column");
+    assert!(tiles.len() >= cols * kp * 2, "the tiles are the weights packed for AMX");
+    if rows == 0 || cols == 0 {
+        return true;
+    }
+    let pairs = rows.div_ceil(PAIR);
+    // A block of 16 columns' tiles: `kp / 64` steps of a `hi` and a `lo` tile.
+    let block_tiles = 2 * TILE_ROWS * kp;
+    SCRATCH.with_borrow_mut(|scratch| {
+        let Scratch { bytes, sums } = scratch;
+        bytes.resize(bytes.len().max(pairs * PAIR * kp), 0);
+        sums.resize(sums.len().max(pairs * 2 * PAIR * TILE_ROWS), 0);
+        for (pair, first) in (0..rows).step_by(PAIR).enumerate() {
+            let m = (rows - first).min(PAIR);
+            to_bytes(&q[first * k / 2..(first + m) * k / 2], m, k, &mut bytes[pair * PAIR * kp..]);
+        }
+        for block in 0..cols / TILE_ROWS {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `available()` saw AMX-TILE and AMX-INT8 and the kernel's grant of the
+            // tile data; the buffers hold `pairs * 32 * kp` bytes and `pairs * 4 * 16 * 16`
+            // sums (just above), and `tiles` from this block on at least `16 * kp * 2` (its
+            // length was checked against all `cols`).
+            unsafe {
+                row_blocks(bytes, kp, pairs, &tiles[block * block_tiles..], TILE_ROWS, sums);
+            }
+            let columns = block * TILE_ROWS..(block + 1) * TILE_ROWS;
+            let (scale, bias) = (&scale[columns.clone()], &bias[columns]);
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `available()` saw the AVX-512 VNNI path, so the CPU has avx512f, the
+            // feature `finish_block` is compiled with (its body is safe code).
+            unsafe {
+                finish_block(sums, rows, block, sx, scale, bias, out, add, cols);
+            }
+        }
+    });
+    true
+}
+
+/// The finish of one block of 16 columns (`block`) of `rows` rows from its tiles' sums
+/// (`sums`: for each pair of row blocks, the first block's `hi` and `lo` tiles, then the
+/// second's), as [`super::finish_scalar`] computes it, operation for operation. Compiled
+/// for AVX-512, a row is one vector.
+#[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f"))]
+#[allow(clippy::too_many_arguments)]
+fn finish_block(
+    sums: &[i32],
+    rows: usize,
+    block: usize,
+    sx: &[f32],
+    scale: &[f32],
+    bias: &[f32],
+    out: &mut [f32],
+    add: bool,
+    cols: usize,
+) {
+    const TILE: usize = TILE_ROWS * TILE_ROWS;
+    let (scale, bias) = (&scale[..TILE_ROWS], &bias[..TILE_ROWS]);
+    for (r, &sx) in sx.iter().enumerate().take(rows) {
+        let at = (r / PAIR) * 4 * TILE + (r % PAIR / TILE_ROWS) * 2 * TILE + (r % TILE_ROWS) * TILE_ROWS;
+        let (hi, lo) = (&sums[at..at + TILE_ROWS], &sums[at + TILE..at + TILE + TILE_ROWS]);
+        let o = &mut out[r * cols + block * TILE_ROWS..][..TILE_ROWS];
+        for j in 0..TILE_ROWS {
+            let a = 16 * hi[j] + lo[j];
+            let mut y = a as f32 * (sx * scale[j]) + bias[j];
+            if add {
+                y += o[j];
+            }
+            o[j] = if y > 0.0 { y } else { 0.0 };
+        }
+    }
 }
 
 /// `m` (1 to 32) rows of activations as pairs (`[m][k / 2]`) into the bytes the kernel
@@ -210,12 +324,18 @@ fn to_bytes(q: &[u32], m: usize, k: usize, bytes: &mut [u8]) {
     }
 }
 
-/// The kernel's tile sums of the first `rows` (1 to 32) rows into `acc` (`[rows][cols]`):
-/// `sums` holds, for each block of 16 columns, for each of the two row blocks,
-/// the `hi` tile then the `lo` tile (16 x 16 each), and a sum is `16 * hi + lo`.
-fn combine(sums: &[i32], rows: usize, cols: usize, acc: &mut [i32]) {
+/// The kernel's tile sums of pair `pair` of `pairs` (its `rows`, 1 to 32) into `acc`
+/// (`[rows][cols]`): `sums` holds, for each block of 16 columns, for each pair, for each of
+/// its two row blocks, the `hi` tile then the `lo` tile (16 x 16 each), and a sum is `16 *
+/// hi + lo`. Compiled
+/// for AVX-512, a row of a tile is one vector (the default target's SSE took four, and this
+/// loop was a fifth of the AMX path's time).
+#[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f"))]
+fn combine(sums: &[i32], pairs: usize, pair: usize, rows: usize, cols: usize, acc: &mut [i32]) {
     const TILE: usize = TILE_ROWS * TILE_ROWS;
-    for (column_block, sums) in sums.chunks_exact(2 * PAIR * TILE_ROWS).take(cols / TILE_ROWS).enumerate() {
+    let per_pair = 2 * PAIR * TILE_ROWS;
+    let of_column_block = sums.chunks_exact(pairs * per_pair).take(cols / TILE_ROWS);
+    for (column_block, sums) in of_column_block.map(|block| &block[pair * per_pair..][..per_pair]).enumerate() {
         for (block, parts) in sums.chunks_exact(2 * TILE).take(rows.div_ceil(TILE_ROWS)).enumerate() {
             let (hi, lo) = parts.split_at(TILE);
             let in_block = (rows - block * TILE_ROWS).min(TILE_ROWS);
@@ -255,35 +375,50 @@ impl TileConfig {
     };
 }
 
-/// Two blocks of 16 rows, each weight tile loaded once for both: for every block of 16
-/// columns, the `hi` and `lo` sums of `a` (laid out by [`to_bytes`], `32 * kp` bytes)
-/// against the weight tiles, the first row block's two tiles then the second's, into `sums`.
+/// `pairs` pairs of blocks of 16 rows, each weight tile loaded once for both blocks of a
+/// pair, and the tiles of a block of columns read from the L1 cache by every pair after the
+/// first (the pairs' activations stay there too): for every block of 16 columns, for every
+/// pair, the `hi` and `lo` sums of its rows of `a` (laid out by [`to_bytes`], `32 * kp`
+/// bytes a pair) against the weight tiles, the first row block's two tiles then the
+/// second's, into `sums`. One pair at a time, all of a layer's weights (32 KiB at width 128)
+/// went through the cache for each 32 rows.
 ///
 /// # Safety
 /// The CPU has AMX-TILE and AMX-INT8, and the kernel granted this process the tile data.
-/// `a` holds `32 * kp` bytes, `tiles` at least `cols * kp * 2`, `sums` at least `4 * 16 *
-/// cols` values; `kp` is a positive multiple of 64, `cols` a positive multiple of 16.
+/// `a` holds `pairs * 32 * kp` bytes, `tiles` at least `cols * kp * 2`, `sums` at least
+/// `pairs * 4 * 16 * cols` values; `kp` is a positive multiple of 64, `cols` a positive
+/// multiple of 16, `pairs` positive.
 #[cfg(target_arch = "x86_64")]
-unsafe fn two_row_blocks(a: &[u8], kp: usize, tiles: &[i8], cols: usize, sums: &mut [i32]) {
-    debug_assert!(kp > 0 && kp.is_multiple_of(TILE_BYTES) && cols > 0 && cols.is_multiple_of(TILE_ROWS));
-    debug_assert!(a.len() >= 2 * TILE_ROWS * kp && tiles.len() >= cols * kp * 2 && sums.len() >= 4 * TILE_ROWS * cols);
+unsafe fn row_blocks(a: &[u8], kp: usize, pairs: usize, tiles: &[i8], cols: usize, sums: &mut [i32]) {
+    debug_assert!(kp > 0 && kp.is_multiple_of(TILE_BYTES) && cols > 0 && cols.is_multiple_of(TILE_ROWS) && pairs > 0);
+    debug_assert!(
+        a.len() >= pairs * 2 * TILE_ROWS * kp
+            && tiles.len() >= cols * kp * 2
+            && sums.len() >= pairs * 4 * TILE_ROWS * cols
+    );
     let config = TileConfig::FULL;
     // SAFETY (the caller's promise, and the loops' reach): the outer loop runs `cols / 16`
-    // times and stores four 1,024-byte tiles a time, moving through `sums` once (`cols / 16 *
-    // 4,096` bytes). The inner loop runs `kp / 64` times a column block, loading 2,048 bytes of
-    // `a` a step (the two row blocks' tiles, 1,024 bytes apart; all of `a` in a column block)
-    // and two 1,024-byte weight tiles, moving through `tiles` once in all (`cols / 16 * kp / 64
-    // * 2,048 = 2 * cols * kp` bytes). Tiles are configured at the start and released at the
-    // end, so no tile state outlives the block.
+    // times, the middle one `pairs` times a column block, each storing four 1,024-byte tiles
+    // and moving through `sums` once in all (`cols / 16 * pairs * 4,096` bytes). The inner
+    // loop runs `kp / 64` times a pair, loading 2,048 bytes of `a` a step (the pair's two row
+    // blocks' tiles, 1,024 bytes apart), so that a column block's pairs read all of `a` once
+    // (`pairs * 32 * kp` bytes) from `a`'s start; and two 1,024-byte weight tiles a step,
+    // the column block's `kp / 64 * 2,048` bytes of `tiles` for each pair from the same
+    // start (`wb`), which then moves on to the next column block's, through `tiles` once in
+    // all (`cols / 16 * kp / 64 * 2,048 = 2 * cols * kp` bytes). Tiles are configured at the
+    // start and released at the end, so no tile state outlives the block.
     unsafe {
         std::arch::asm!(
             "ldtilecfg [{config}]",
             "2:",
+            "mov {ap}, {a}",
+            "mov {left}, {pairs}",
+            "4:",
             "tilezero tmm0",
             "tilezero tmm1",
             "tilezero tmm2",
             "tilezero tmm3",
-            "mov {ap}, {a}",
+            "mov {wp}, {wb}",
             "mov {steps}, {kp}",
             "shr {steps}, 6",
             "3:",
@@ -304,15 +439,21 @@ unsafe fn two_row_blocks(a: &[u8], kp: usize, tiles: &[i8], cols: usize, sums: &
             "tilestored [{sp} + {sixty_four}*1 + 2048], tmm2",
             "tilestored [{sp} + {sixty_four}*1 + 3072], tmm3",
             "add {sp}, 4096",
+            "dec {left}",
+            "jnz 4b",
+            "mov {wb}, {wp}",
             "dec {blocks}",
             "jnz 2b",
             "tilerelease",
             config = in(reg) &config,
             a = in(reg) a.as_ptr(),
             kp = in(reg) kp,
+            pairs = in(reg) pairs,
+            left = out(reg) _,
             ap = out(reg) _,
             steps = out(reg) _,
-            wp = inout(reg) tiles.as_ptr() => _,
+            wp = out(reg) _,
+            wb = inout(reg) tiles.as_ptr() => _,
             sixty_four = in(reg) TILE_BYTES,
             sp = inout(reg) sums.as_mut_ptr() => _,
             blocks = inout(reg) cols / TILE_ROWS => _,

@@ -46,6 +46,15 @@ const MAX_INPUTS: usize = 4096;
 /// sums) stay in the L1 cache while every layer's weights are read once for them.
 const CHUNK: usize = 32;
 
+/// The same on AMX, which keeps a block of columns' weight tiles in the L1 cache for all the
+/// rows of a chunk (`amx::gemm`), so that more rows a chunk read the weights fewer times.
+const AMX_CHUNK: usize = 128;
+
+/// Rows a chunk on `path`.
+fn chunk_rows(path: Int8Path) -> usize {
+    if path == Int8Path::Amx { AMX_CHUNK } else { CHUNK }
+}
+
 /// The ways to compute the int8 tower, fastest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Int8Path {
@@ -293,13 +302,13 @@ pub(crate) struct Tower {
     blocks: Vec<(QDense, QDense)>,
     /// The padded width: every layer's inputs and outputs.
     width: usize,
-    /// Quantized activations `[CHUNK][width / 2]` (pairs, see [`gemm`]) and their rows'
+    /// Quantized activations `[chunk][width / 2]` (pairs, see [`gemm`]) and their rows'
     /// scales.
     q: Vec<u32>,
     sq: Vec<f32>,
-    /// A layer's sums, `[CHUNK][width]`.
+    /// A layer's sums, `[chunk][width]` (the larger chunk of [`chunk_rows`]).
     acc: Vec<i32>,
-    /// The hidden layer of a block, `[CHUNK][width]`.
+    /// The hidden layer of a block, `[chunk][width]`.
     h: Vec<f32>,
 }
 
@@ -310,8 +319,15 @@ impl Tower {
             blocks.iter().all(|(l1, l2)| l1.weights.cols == width && l2.weights.cols == width),
             "every block layer is {width} wide"
         );
-        let n = CHUNK * width;
-        Tower { blocks, width, q: vec![0; n / 2], sq: vec![0.0; CHUNK], acc: vec![0; n], h: vec![0.0; n] }
+        let n = AMX_CHUNK.max(CHUNK) * width;
+        Tower {
+            blocks,
+            width,
+            q: vec![0; n / 2],
+            sq: vec![0.0; AMX_CHUNK.max(CHUNK)],
+            acc: vec![0; n],
+            h: vec![0.0; n],
+        }
     }
 
     /// Runs the blocks on `x` (`[rows][width]`, the input layer's ReLU output), in place: the
@@ -319,17 +335,49 @@ impl Tower {
     pub(crate) fn run(&mut self, path: Int8Path, x: &mut [f32]) {
         let width = self.width;
         let Tower { blocks, q, sq, acc, h, .. } = self;
-        for x in x.chunks_mut(CHUNK * width) {
+        for x in x.chunks_mut(chunk_rows(path) * width) {
             let rows = x.len() / width;
             for (l1, l2) in blocks.iter() {
                 quantize(path, x, rows, width, q, sq);
-                gemm(path, q, rows, &l1.weights, acc);
-                finish(path, acc, sq, l1, h, false, rows, width);
+                dense(path, q, sq, rows, l1, acc, h, false);
                 quantize(path, h, rows, width, q, sq);
-                gemm(path, q, rows, &l2.weights, acc);
-                finish(path, acc, sq, l2, x, true, rows, width);
+                dense(path, q, sq, rows, l2, acc, x, true);
             }
         }
+    }
+}
+
+/// One layer on `path`: [`gemm`] of the quantized rows `q` (their scales `sx`) into `acc`,
+/// then [`finish`] into `out`. AMX finishes each block of columns from its tiles instead
+/// (`amx::dense`), and leaves the rows [`amx_rows`] does not give it to VNNI, as [`gemm`].
+#[allow(clippy::too_many_arguments)]
+fn dense(
+    path: Int8Path,
+    q: &[u32],
+    sx: &[f32],
+    rows: usize,
+    layer: &QDense,
+    acc: &mut [i32],
+    out: &mut [f32],
+    add: bool,
+) {
+    let PackedWeights { k, cols, .. } = layer.weights;
+    if path != Int8Path::Amx {
+        gemm(path, q, rows, &layer.weights, acc);
+        finish(path, acc, sx, layer, out, add, rows, cols);
+        return;
+    }
+    let tiled = amx_rows(rows);
+    let (scale, bias) = (&layer.scale, &layer.bias);
+    let (out_tiled, out_rest) = out.split_at_mut(tiled * cols);
+    assert!(
+        amx::dense(q, tiled, k, &layer.weights.tiles, cols, sx, scale, bias, out_tiled, add),
+        "this CPU has no {path} int8 path"
+    );
+    if tiled < rows {
+        let rest = rows - tiled;
+        gemm(Int8Path::Vnni, &q[tiled * k / 2..], rest, &layer.weights, acc);
+        finish(Int8Path::Vnni, acc, &sx[tiled..], layer, out_rest, add, rest, cols);
     }
 }
 
@@ -390,8 +438,8 @@ mod tests {
         // Every row-tile remainder (1 to 3 rows, whole tiles of 4) and column-vector
         // remainder, and the extremes (the largest sums a layer of 4096 inputs can reach);
         // for AMX, one and two row blocks of 16 with and without rows past them (padded to a
-        // tile in a pair's free block, in a new pair, or left to VNNI), and inputs that are
-        // not whole steps of 64.
+        // tile in a pair's free block, in a new pair, or left to VNNI), several pairs, and
+        // inputs that are not whole steps of 64.
         let shapes = [(1, 4, 16), (2, 8, 32), (3, 128, 48), (4, 128, 128), (7, 132, 144), (33, 64, 80)];
         let amx_shapes = [
             (16, 4, 16),
@@ -403,6 +451,10 @@ mod tests {
             (48, 128, 128),
             (50, 192, 16),
             (61, 256, 48),
+            // Several pairs in one call, each reading a column block's tiles (an AMX chunk).
+            (96, 128, 64),
+            (113, 192, 48),
+            (128, 128, 128),
         ];
         for &(rows, k, cols) in shapes.iter().chain(&amx_shapes) {
             let mut q: Vec<u8> = (0..rows * k).map(|_| rng.random_range(0..=255u8)).collect();
