@@ -174,7 +174,12 @@ pub(super) fn gemm(q: &[u32], rows: usize, k: usize, tiles: &[i8], cols: usize, 
         sums.resize(sums.len().max(pairs * 2 * PAIR * cols), 0);
         for (pair, first) in (0..rows).step_by(PAIR).enumerate() {
             let m = (rows - first).min(PAIR);
-            to_bytes(&q[first * k / 2..(first + m) * k / 2], m, k, &mut bytes[pair * PAIR * kp..]);
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `available()` saw the AVX-512 VNNI path, so the CPU has avx512f and
+            // avx512bw, the features `to_bytes` is compiled with (its body is safe code).
+            unsafe {
+                to_bytes(&q[first * k / 2..(first + m) * k / 2], m, k, &mut bytes[pair * PAIR * kp..]);
+            }
         }
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `available()` saw AMX-TILE and AMX-INT8 and the kernel's grant of the tile
@@ -241,7 +246,12 @@ pub(super) fn dense(
         sums.resize(sums.len().max(pairs * 2 * PAIR * TILE_ROWS), 0);
         for (pair, first) in (0..rows).step_by(PAIR).enumerate() {
             let m = (rows - first).min(PAIR);
-            to_bytes(&q[first * k / 2..(first + m) * k / 2], m, k, &mut bytes[pair * PAIR * kp..]);
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `available()` saw the AVX-512 VNNI path, so the CPU has avx512f and
+            // avx512bw, the features `to_bytes` is compiled with (its body is safe code).
+            unsafe {
+                to_bytes(&q[first * k / 2..(first + m) * k / 2], m, k, &mut bytes[pair * PAIR * kp..]);
+            }
         }
         for block in 0..cols / TILE_ROWS {
             #[cfg(target_arch = "x86_64")]
@@ -302,7 +312,8 @@ fn finish_block(
 /// `m` (1 to 32) rows of activations as pairs (`[m][k / 2]`) into the bytes the kernel
 /// reads: for each step of 64 inputs, 32 rows of 64 bytes (zeros past `k`, and in rows past
 /// `m`), so that the rows of a tile are 64 bytes apart and the second row block's tile 1,024
-/// bytes after the first's.
+/// bytes after the first's. Compiled for AVX-512, its loops are vector ones.
+#[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f,avx512bw"))]
 fn to_bytes(q: &[u32], m: usize, k: usize, bytes: &mut [u8]) {
     let steps = padded(k) / TILE_BYTES;
     if m < PAIR {
