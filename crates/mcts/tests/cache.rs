@@ -139,3 +139,47 @@ fn visits<G: Game>(search: &Search<G>) -> Vec<u32> {
     let t = search.tree();
     t.node_ids().map(|n| t.visits(n)).collect()
 }
+
+/// The answer a thread of the test below keeps for `hash`: every word depends on the hash, so
+/// a slot read while another thread wrote it (the key of one answer, the priors of another)
+/// shows.
+fn answer_of(hash: u64, policy: &mut [f32]) -> f32 {
+    for (j, p) in policy.iter_mut().enumerate() {
+        *p = (hash.rotate_left(7 * j as u32 + 3) % 1_000_003) as f32;
+    }
+    (hash % 2001) as f32 / 1000.0 - 1.0
+}
+
+#[test]
+fn threads_sharing_a_cache_never_read_a_torn_answer() {
+    use mancala_mcts::evaluator::EvalCache;
+    use std::sync::Arc;
+    // Few slots and few keys, so that the threads write and read the same slots all the time.
+    let cache = Arc::new(EvalCache::new(4));
+    let actions = 12;
+    let threads: Vec<_> = (0..4u64)
+        .map(|t| {
+            let cache = Arc::clone(&cache);
+            std::thread::spawn(move || {
+                let mut rng = SmallRng::seed_from_u64(t);
+                let (mut want, mut got) = (vec![0.0; actions], vec![0.0; actions]);
+                let mut hits = 0u64;
+                for _ in 0..200_000 {
+                    let hash = rng.random_range(0..64u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                    let value = answer_of(hash, &mut want);
+                    let reader = cache.reader(actions);
+                    match reader.get(hash, &mut got) {
+                        Some(v) => {
+                            hits += 1;
+                            assert_eq!((v, &got), (value, &want), "a torn or foreign answer for {hash:#x}");
+                        }
+                        None => reader.put(hash, &want, value),
+                    }
+                }
+                hits
+            })
+        })
+        .collect();
+    let hits: u64 = threads.into_iter().map(|t| t.join().expect("no thread panics")).sum();
+    assert!(hits > 100_000, "the threads hit the cache ({hits} hits)");
+}
