@@ -4,8 +4,8 @@
 //! the game's action space (zero on illegal actions, summing to one) and a value in [-1, 1]
 //! for the player to move. Whether a network, a rollout or a cache answers is hidden here.
 
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering, fence};
-use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use mancala_rules::{Action, Game};
 use rand::rngs::SmallRng;
@@ -95,34 +95,42 @@ impl<G: Game> Evaluator<G> for UniformEvaluator {
     }
 }
 
-/// The slots of an [`EvalCache`]: each slot `4 + a` words in one flat array, a version, the
-/// key's two halves, the value's bits and the `a` priors' bits, so a slot costs `16 + 4a`
-/// bytes (64 for 12 houses) rather than room for the largest action space, and a lookup
-/// reads one or two cache lines.
-struct Table {
+/// Slots of one lock of an [`EvalCache`]: each slot `3 + a` words in one flat array, the
+/// key's two halves, the value's bits and the `a` priors' bits, so a slot costs `12 + 4a`
+/// bytes (60 for 12 houses) rather than room for the largest action space, and a lookup
+/// reads one or two cache lines rather than one in each of three arrays.
+#[derive(Default)]
+struct Shard {
     /// The action space the slots were made for (0 until first used).
     actions: usize,
-    words: Box<[AtomicU32]>,
+    words: Vec<u32>,
 }
 
-/// A slot's words: the version (odd while a thread writes the slot), the key's low and high
-/// halves, the value, then from `SLOT_HEAD` the priors.
-const VERSION: usize = 0;
-const KEY_LOW: usize = 1;
-const KEY_HIGH: usize = 2;
-const VALUE: usize = 3;
-const SLOT_HEAD: usize = 4;
+/// A slot's words: the key's low and high halves, the value, then from `SLOT_HEAD` the priors.
+const KEY_LOW: usize = 0;
+const KEY_HIGH: usize = 1;
+const VALUE: usize = 2;
+const SLOT_HEAD: usize = 3;
 
 /// The value bits of an empty slot: a NaN (an evaluator's value is never NaN; if one were,
 /// it would just not be kept).
 const EMPTY: u32 = f32::NAN.to_bits();
 
-impl Table {
-    /// Empty slots for `actions`.
-    fn new(slots: usize, actions: usize) -> Self {
-        let stride = SLOT_HEAD + actions;
-        let words = (0..slots * stride).map(|w| AtomicU32::new(if w % stride == VALUE { EMPTY } else { 0 })).collect();
-        Table { actions, words }
+impl Shard {
+    /// Makes the slots for `actions` (again, emptied, if they were made for another game).
+    fn ready(&mut self, slots: usize, actions: usize) {
+        if self.actions != actions {
+            let stride = SLOT_HEAD + actions;
+            let mut words = vec![0; slots * stride];
+            words.chunks_exact_mut(stride).for_each(|slot| slot[VALUE] = EMPTY);
+            *self = Shard { actions, words };
+        }
+    }
+
+    /// Slot `i`'s words.
+    fn slot(&mut self, i: usize) -> &mut [u32] {
+        let stride = SLOT_HEAD + self.actions;
+        &mut self.words[i * stride..(i + 1) * stride]
     }
 }
 
@@ -144,23 +152,18 @@ impl CacheStats {
 /// replaces an older one in its slot, so its memory is fixed ([`EvalCache::bytes`]) however
 /// long it is used. It is `Sync`: behind an `Arc`, one cache serves all the threads of a
 /// worker ([`CachedEvaluator::sharing`], `ServiceClient::cached_in`), so a position one
-/// thread's games evaluated is a hit for another's.
-///
-/// A slot is read and written without a lock, as a sequence lock: a writer makes the slot's
-/// version odd, writes, and makes it even again, and a reader keeps what it read only if the
-/// version was even and the same before and after; a writer that finds another writing the
-/// slot leaves it (a cache may drop an answer). With a lock a lookup, each lookup of a batch
-/// waited for the one before it (a locked instruction orders memory), where now their cache
-/// misses overlap. The table itself sits behind a read-write lock taken once a batch
-/// ([`EvalCache::reader`]): only its first use, a use for another action space and
-/// [`EvalCache::clear`] write it.
+/// thread's games evaluated is a hit for another's. The slots are split between locks by
+/// their index, so threads rarely wait on each other.
 pub struct EvalCache {
-    table: RwLock<Table>,
-    /// `slots - 1`; a hash's slot is `hash & mask`.
+    shards: Box<[Mutex<Shard>]>,
+    /// `slots - 1`; slot `h & mask` lives in shard `(h & mask) % shards` at `(h & mask) / shards`.
     mask: u64,
     hits: AtomicU64,
     lookups: AtomicU64,
 }
+
+/// Most locks a cache is split between.
+const SHARDS: usize = 64;
 
 impl EvalCache {
     /// A cache of `2^log2_slots` answers; the memory is taken at first use, when the action
@@ -170,10 +173,11 @@ impl EvalCache {
     /// If `log2_slots` is above 40 (a typo, not a cache).
     pub fn new(log2_slots: u32) -> Self {
         assert!(log2_slots <= 40, "an evaluation cache of 2^{log2_slots} slots");
-        let slots = 1u64 << log2_slots;
+        let slots = 1usize << log2_slots;
+        let shards = slots.min(SHARDS);
         EvalCache {
-            table: RwLock::new(Table { actions: 0, words: Box::new([]) }),
-            mask: slots - 1,
+            shards: (0..shards).map(|_| Mutex::new(Shard::default())).collect(),
+            mask: (slots - 1) as u64,
             hits: AtomicU64::new(0),
             lookups: AtomicU64::new(0),
         }
@@ -186,7 +190,7 @@ impl EvalCache {
 
     /// The memory it takes for an action space of `actions`, in bytes.
     pub fn bytes(&self, actions: usize) -> usize {
-        self.slots() * std::mem::size_of::<u32>() * (SLOT_HEAD + actions)
+        self.slots() * (std::mem::size_of::<u64>() + std::mem::size_of::<f32>() * (1 + actions))
     }
 
     /// Lookups and hits so far, over every evaluator that shares it.
@@ -201,103 +205,51 @@ impl EvalCache {
         self.hits.fetch_add(hits, Ordering::Relaxed);
     }
 
-    /// The slots, made for `actions` (again, emptied, if they were made for another game),
-    /// to look up and keep a batch's answers; [`EvalCache::clear`] and a reader for another
-    /// action space wait until it is dropped.
-    pub fn reader(&self, actions: usize) -> CacheReader<'_> {
-        loop {
-            // A thread that panicked while holding the lock left whole words behind, so the
-            // cache stays usable.
-            let table = self.table.read().unwrap_or_else(PoisonError::into_inner);
-            if table.actions == actions {
-                return CacheReader { table, mask: self.mask };
-            }
-            drop(table);
-            let mut table = self.table.write().unwrap_or_else(PoisonError::into_inner);
-            if table.actions != actions {
-                *table = Table::new(self.slots(), actions);
-            }
-        }
+    fn shard(&self, hash: u64) -> (std::sync::MutexGuard<'_, Shard>, usize) {
+        let slot = (hash & self.mask) as usize;
+        let n = self.shards.len();
+        // A thread that panicked while holding the lock left whole slots behind (each write
+        // is of plain numbers), so the cache stays usable.
+        let guard = self.shards[slot % n].lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        (guard, slot / n)
     }
 
     /// Writes the answer kept for `hash` into `policy` (`a` priors) and returns its value,
-    /// or `None` if it is not kept. Does not count (see [`EvalCache::count`]). A batch
-    /// looks up through one [`EvalCache::reader`] instead.
+    /// or `None` if it is not kept. Does not count (see [`EvalCache::count`]).
     pub fn get(&self, hash: u64, policy: &mut [f32]) -> Option<f32> {
-        self.reader(policy.len()).get(hash, policy)
+        let a = policy.len();
+        let slots = self.slots() / self.shards.len();
+        let (mut shard, i) = self.shard(hash);
+        shard.ready(slots, a);
+        let slot = shard.slot(i);
+        let value = f32::from_bits(slot[VALUE]);
+        if value.is_nan() || slot[KEY_LOW] != hash as u32 || slot[KEY_HIGH] != (hash >> 32) as u32 {
+            return None;
+        }
+        policy.iter_mut().zip(&slot[SLOT_HEAD..]).for_each(|(p, &w)| *p = f32::from_bits(w));
+        Some(value)
     }
 
     /// Keeps `policy` and `value` as the answer for `hash`, in place of its slot's last one.
     pub fn put(&self, hash: u64, policy: &[f32], value: f32) {
-        self.reader(policy.len()).put(hash, policy, value);
+        let a = policy.len();
+        let slots = self.slots() / self.shards.len();
+        let (mut shard, i) = self.shard(hash);
+        shard.ready(slots, a);
+        let slot = shard.slot(i);
+        slot[KEY_LOW] = hash as u32;
+        slot[KEY_HIGH] = (hash >> 32) as u32;
+        slot[VALUE] = value.to_bits();
+        slot[SLOT_HEAD..].iter_mut().zip(policy).for_each(|(w, p)| *w = p.to_bits());
     }
 
     /// Forgets every answer (for example after the network changed); the counts stay.
     pub fn clear(&self) {
-        let mut table = self.table.write().unwrap_or_else(PoisonError::into_inner);
-        let stride = SLOT_HEAD + table.actions;
-        table.words.chunks_exact_mut(stride).for_each(|slot| *slot[VALUE].get_mut() = EMPTY);
-    }
-}
-
-/// An [`EvalCache`]'s slots for one action space, held for a batch of lookups.
-pub struct CacheReader<'a> {
-    table: RwLockReadGuard<'a, Table>,
-    mask: u64,
-}
-
-impl CacheReader<'_> {
-    fn slot(&self, hash: u64) -> &[AtomicU32] {
-        let stride = SLOT_HEAD + self.table.actions;
-        let i = (hash & self.mask) as usize;
-        &self.table.words[i * stride..(i + 1) * stride]
-    }
-
-    /// As [`EvalCache::get`]; `policy` is written even when this returns `None`.
-    ///
-    /// # Panics
-    /// If `policy` is not as long as the action space the reader is for.
-    pub fn get(&self, hash: u64, policy: &mut [f32]) -> Option<f32> {
-        assert_eq!(policy.len(), self.table.actions, "a prior an action");
-        let slot = self.slot(hash);
-        let before = slot[VERSION].load(Ordering::Acquire);
-        if before % 2 == 1 {
-            return None;
+        for shard in self.shards.iter() {
+            let mut shard = shard.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let stride = SLOT_HEAD + shard.actions;
+            shard.words.chunks_exact_mut(stride).for_each(|slot| slot[VALUE] = EMPTY);
         }
-        let value = f32::from_bits(slot[VALUE].load(Ordering::Relaxed));
-        let key = u64::from(slot[KEY_LOW].load(Ordering::Relaxed))
-            | (u64::from(slot[KEY_HIGH].load(Ordering::Relaxed)) << 32);
-        if value.is_nan() || key != hash {
-            return None;
-        }
-        policy.iter_mut().zip(&slot[SLOT_HEAD..]).for_each(|(p, w)| *p = f32::from_bits(w.load(Ordering::Relaxed)));
-        // The words read above come before the version is read again: had a writer begun
-        // meanwhile, the version has moved on.
-        fence(Ordering::Acquire);
-        (slot[VERSION].load(Ordering::Relaxed) == before).then_some(value)
-    }
-
-    /// As [`EvalCache::put`]; the answer is dropped if another thread is writing the slot.
-    ///
-    /// # Panics
-    /// If `policy` is not as long as the action space the reader is for.
-    pub fn put(&self, hash: u64, policy: &[f32], value: f32) {
-        assert_eq!(policy.len(), self.table.actions, "a prior an action");
-        let slot = self.slot(hash);
-        let version = slot[VERSION].load(Ordering::Relaxed);
-        let writing = version.wrapping_add(1);
-        if version % 2 == 1
-            || slot[VERSION].compare_exchange(version, writing, Ordering::Acquire, Ordering::Relaxed).is_err()
-        {
-            return;
-        }
-        // The odd version comes before the words written below, for any reader that sees one.
-        fence(Ordering::Release);
-        slot[KEY_LOW].store(hash as u32, Ordering::Relaxed);
-        slot[KEY_HIGH].store((hash >> 32) as u32, Ordering::Relaxed);
-        slot[VALUE].store(value.to_bits(), Ordering::Relaxed);
-        slot[SLOT_HEAD..].iter().zip(policy).for_each(|(w, p)| w.store(p.to_bits(), Ordering::Relaxed));
-        slot[VERSION].store(writing.wrapping_add(1), Ordering::Release);
     }
 }
 
@@ -363,10 +315,9 @@ impl<G: Game, E: Evaluator<G>> Evaluator<G> for CachedEvaluator<G, E> {
         self.misses.clear();
         let mut batch = std::mem::take(&mut self.batch);
         batch.clear();
-        let reader = self.cache.reader(a);
         for (i, pos) in positions.iter().enumerate() {
             let h = game.hash(pos);
-            match reader.get(h, &mut policies[i * a..(i + 1) * a]) {
+            match self.cache.get(h, &mut policies[i * a..(i + 1) * a]) {
                 Some(v) => values[i] = v,
                 None => {
                     self.misses.push((i, h));
@@ -378,8 +329,6 @@ impl<G: Game, E: Evaluator<G>> Evaluator<G> for CachedEvaluator<G, E> {
         self.lookups += lookups;
         self.hits += hits;
         self.cache.count(lookups, hits);
-        // Not held over the network call: a `clear` waits for no batch.
-        drop(reader);
         if batch.is_empty() {
             self.batch = batch;
             return;
@@ -387,12 +336,11 @@ impl<G: Game, E: Evaluator<G>> Evaluator<G> for CachedEvaluator<G, E> {
         self.miss_policies.resize(batch.len() * a, 0.0);
         self.miss_values.resize(batch.len(), 0.0);
         self.inner.evaluate(game, &batch, &mut self.miss_policies, &mut self.miss_values);
-        let reader = self.cache.reader(a);
         for (j, &(i, h)) in self.misses.iter().enumerate() {
             let p = &self.miss_policies[j * a..(j + 1) * a];
             policies[i * a..(i + 1) * a].copy_from_slice(p);
             values[i] = self.miss_values[j];
-            reader.put(h, p, values[i]);
+            self.cache.put(h, p, values[i]);
         }
         self.batch = batch;
     }

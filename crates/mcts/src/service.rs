@@ -431,10 +431,9 @@ impl<G: Game> ServiceClient<G> {
             Some(cache) => {
                 ticket.policies.resize(positions.len() * a, 0.0);
                 ticket.values.resize(positions.len(), 0.0);
-                let reader = cache.reader(a);
                 for (i, pos) in positions.iter().enumerate() {
                     let h = game.hash(pos);
-                    match reader.get(h, &mut ticket.policies[i * a..(i + 1) * a]) {
+                    match cache.get(h, &mut ticket.policies[i * a..(i + 1) * a]) {
                         Some(v) => ticket.values[i] = v,
                         None => {
                             ticket.misses.push((i, h));
@@ -491,12 +490,11 @@ impl<G: Game> ServiceClient<G> {
             }
             Some(cache) => {
                 let Ticket { policies: mut all_p, values: mut all_v, misses, .. } = ticket;
-                let reader = cache.reader(a);
                 for (j, &(i, h)) in misses.iter().enumerate() {
                     let p = &buffers.policies[j * a..(j + 1) * a];
                     all_p[i * a..(i + 1) * a].copy_from_slice(p);
                     all_v[i] = buffers.values[j];
-                    reader.put(h, p, all_v[i]);
+                    cache.put(h, p, all_v[i]);
                 }
                 policies[..n * a].copy_from_slice(&all_p);
                 values[..n].copy_from_slice(&all_v);
