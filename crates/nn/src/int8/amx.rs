@@ -172,15 +172,7 @@ pub(super) fn gemm(q: &[u32], rows: usize, k: usize, tiles: &[i8], cols: usize, 
         let Scratch { bytes, sums } = scratch;
         bytes.resize(bytes.len().max(pairs * PAIR * kp), 0);
         sums.resize(sums.len().max(pairs * 2 * PAIR * cols), 0);
-        for (pair, first) in (0..rows).step_by(PAIR).enumerate() {
-            let m = (rows - first).min(PAIR);
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: `available()` saw the AVX-512 VNNI path, so the CPU has avx512f and
-            // avx512bw, the features `to_bytes` is compiled with (its body is safe code).
-            unsafe {
-                to_bytes(&q[first * k / 2..(first + m) * k / 2], m, k, &mut bytes[pair * PAIR * kp..]);
-            }
-        }
+        pairs_to_bytes(q, rows, k, bytes);
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `available()` saw AMX-TILE and AMX-INT8 and the kernel's grant of the tile
         // data; the buffers hold `pairs * 32 * kp` bytes and `pairs * 4 * 16 * cols` sums (just
@@ -244,15 +236,7 @@ pub(super) fn dense(
         let Scratch { bytes, sums } = scratch;
         bytes.resize(bytes.len().max(pairs * PAIR * kp), 0);
         sums.resize(sums.len().max(pairs * 2 * PAIR * TILE_ROWS), 0);
-        for (pair, first) in (0..rows).step_by(PAIR).enumerate() {
-            let m = (rows - first).min(PAIR);
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: `available()` saw the AVX-512 VNNI path, so the CPU has avx512f and
-            // avx512bw, the features `to_bytes` is compiled with (its body is safe code).
-            unsafe {
-                to_bytes(&q[first * k / 2..(first + m) * k / 2], m, k, &mut bytes[pair * PAIR * kp..]);
-            }
-        }
+        pairs_to_bytes(q, rows, k, bytes);
         for block in 0..cols / TILE_ROWS {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `available()` saw AMX-TILE and AMX-INT8 and the kernel's grant of the
@@ -305,6 +289,23 @@ fn finish_block(
                 y += o[j];
             }
             o[j] = if y > 0.0 { y } else { 0.0 };
+        }
+    }
+}
+
+/// `rows` rows of activations as pairs (`[rows][k / 2]`) into the bytes the kernel reads,
+/// pair of row blocks after pair (see [`to_bytes`]); `bytes` holds `32 * padded(k)` bytes a
+/// pair.
+fn pairs_to_bytes(q: &[u32], rows: usize, k: usize, bytes: &mut [u8]) {
+    let kp = padded(k);
+    for (pair, first) in (0..rows).step_by(PAIR).enumerate() {
+        let m = (rows - first).min(PAIR);
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: only the AMX path calls this, and `available()` saw the AVX-512 VNNI path
+        // there, so the CPU has avx512f and avx512bw, the features `to_bytes` is compiled
+        // with (its body is safe code).
+        unsafe {
+            to_bytes(&q[first * k / 2..(first + m) * k / 2], m, k, &mut bytes[pair * PAIR * kp..]);
         }
     }
 }

@@ -47,7 +47,7 @@ const MAX_INPUTS: usize = 4096;
 const CHUNK: usize = 32;
 
 /// The same on AMX, which keeps a block of columns' weight tiles in the L1 cache for all the
-/// rows of a chunk (`amx::gemm`), so that more rows a chunk read the weights fewer times.
+/// rows of a chunk (`amx::dense`), so that more rows a chunk read the weights fewer times.
 const AMX_CHUNK: usize = 128;
 
 /// Rows a chunk on `path`.
@@ -319,15 +319,9 @@ impl Tower {
             blocks.iter().all(|(l1, l2)| l1.weights.cols == width && l2.weights.cols == width),
             "every block layer is {width} wide"
         );
-        let n = AMX_CHUNK.max(CHUNK) * width;
-        Tower {
-            blocks,
-            width,
-            q: vec![0; n / 2],
-            sq: vec![0.0; AMX_CHUNK.max(CHUNK)],
-            acc: vec![0; n],
-            h: vec![0.0; n],
-        }
+        let chunk = AMX_CHUNK.max(CHUNK);
+        let n = chunk * width;
+        Tower { blocks, width, q: vec![0; n / 2], sq: vec![0.0; chunk], acc: vec![0; n], h: vec![0.0; n] }
     }
 
     /// Runs the blocks on `x` (`[rows][width]`, the input layer's ReLU output), in place: the
@@ -375,9 +369,7 @@ fn dense(
         "this CPU has no {path} int8 path"
     );
     if tiled < rows {
-        let rest = rows - tiled;
-        gemm(Int8Path::Vnni, &q[tiled * k / 2..], rest, &layer.weights, acc);
-        finish(Int8Path::Vnni, acc, &sx[tiled..], layer, out_rest, add, rest, cols);
+        dense(Int8Path::Vnni, &q[tiled * k / 2..], &sx[tiled..], rows - tiled, layer, acc, out_rest, add);
     }
 }
 
