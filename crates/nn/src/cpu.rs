@@ -1,4 +1,5 @@
-//! A plain-Rust forward pass of the residual MLP, for inference on the CPU.
+//! A plain-Rust forward pass of the residual MLP, and of the ring convolution tower, for
+//! inference on the CPU.
 //!
 //! Why: on the flex backend every tensor operation has a fixed cost (a dispatch, an output
 //! allocation, gemm's packing of the weights), about 2 us for a `[1, 128] x [128, 128]`
@@ -14,18 +15,31 @@
 //! time to the widest instruction set the CPU has (AVX-512, AVX2+FMA, NEON, else scalar),
 //! so the binary needs no `target-cpu` flag. The two paths agree to float rounding (the
 //! order of the sums differs); a test checks that.
+//!
+//! The convolution tower runs through the same kernel: a circular convolution over the ring
+//! of pits is a dense layer on the flattened `[channels][pits]` features whose matrix repeats
+//! the kernel's weights along the ring (and is zero elsewhere), and its blocks have the MLP's
+//! shape (`relu(x + l2(relu(l1(x))))`). So the tower gets the tiled FP32 products and the int8
+//! ones without a kernel of its own, at the price of the zeros: with a kernel of 3 over `P`
+//! pits a product does `P / 3` times the multiply-adds the convolution needs.
 
 use burn::nn::Linear;
+use burn::nn::conv::Conv1d;
 use pulp::{Arch, Simd, WithSimd};
 
 use crate::int8::{Int8Path, QDense, Tower};
-use crate::model::{Net, ResMlp};
+use crate::model::{ConvParts, Net, ResMlp};
 use crate::precision::Precision;
 
 /// Every layer's output columns are padded to a multiple of this: the widest vector (16
 /// `f32` with AVX-512), so the kernel never has a partial vector. Padding columns carry zero
 /// weights and biases, so they stay zero through ReLU and skip connections.
 const PAD: usize = 16;
+
+/// The widest convolution tower (channels times pits) run as dense layers: the dense form
+/// grows with the square of this (4096 is 64 MB a layer), and the int8 sums stay exact up to
+/// 4096 inputs. A wider tower runs in burn.
+const MAX_RING_WIDTH: usize = 4096;
 
 /// Inputs per block of a tile's inner loop (see [`Tiles::tile`]).
 const BLOCK: usize = 4;
@@ -42,17 +56,60 @@ struct Dense {
 impl Dense {
     fn from_linear(linear: &Linear) -> Self {
         let [d_in, d_out] = linear.weight.dims();
-        let cols = d_out.div_ceil(PAD) * PAD;
         let w = linear.weight.val().into_data().try_to_vec::<f32>().expect("weights are f32");
+        let b = linear.bias.as_ref().map(|b| b.val().into_data().try_to_vec::<f32>().expect("biases are f32"));
+        Self::from_rows(&w, b.as_deref(), d_in, d_out)
+    }
+
+    /// `w` is `[d_in][d_out]`, `bias` `[d_out]` (zeros where `None`).
+    fn from_rows(w: &[f32], bias: Option<&[f32]>, d_in: usize, d_out: usize) -> Self {
+        let cols = d_out.div_ceil(PAD) * PAD;
         let mut weight = vec![0.0; d_in * cols];
         for (padded, row) in weight.chunks_exact_mut(cols).zip(w.chunks_exact(d_out)) {
             padded[..d_out].copy_from_slice(row);
         }
-        let mut bias = vec![0.0; cols];
-        if let Some(b) = &linear.bias {
-            bias[..d_out].copy_from_slice(&b.val().into_data().try_to_vec::<f32>().expect("biases are f32"));
+        let mut padded_bias = vec![0.0; cols];
+        if let Some(b) = bias {
+            padded_bias[..d_out].copy_from_slice(b);
         }
-        Dense { weight, bias, d_in, cols }
+        Dense { weight, bias: padded_bias, d_in, cols }
+    }
+
+    /// A convolution over the ring of `pits` (the model's: kernel 3, stride 1, its input
+    /// padded circularly by one pit on each side) as a dense layer. Its inputs are
+    /// `per_pit` channels laid out `[channel][pit]`, then `globals` values that the model
+    /// broadcasts to every pit; its outputs are `[channel][pit]`, as the model flattens them.
+    ///
+    /// Output pit `p` reads input pits `p - 1`, `p`, `p + 1` around the ring, so the weight of
+    /// kernel tap `t` from input channel `i` to output channel `o` goes to row
+    /// `i * pits + (p + t - 1) mod pits`, column `o * pits + p`; a global, the same value at
+    /// every pit, gets the sum of its three taps.
+    fn from_ring_conv(conv: &Conv1d, pits: usize, per_pit: usize, globals: usize) -> Self {
+        let [c_out, c_in, taps] = conv.weight.dims();
+        assert_eq!(c_in, per_pit + globals, "a convolution reads every input channel");
+        let k = conv.weight.val().into_data().try_to_vec::<f32>().expect("weights are f32");
+        let (d_in, d_out) = (per_pit * pits + globals, c_out * pits);
+        let mut w = vec![0.0f32; d_in * d_out];
+        for o in 0..c_out {
+            for i in 0..c_in {
+                for t in 0..taps {
+                    let tap = k[(o * c_in + i) * taps + t];
+                    for p in 0..pits {
+                        let row = if i < per_pit {
+                            i * pits + (p + pits + t - taps / 2) % pits
+                        } else {
+                            per_pit * pits + i - per_pit
+                        };
+                        w[row * d_out + o * pits + p] += tap;
+                    }
+                }
+            }
+        }
+        let b = conv.bias.as_ref().map(|b| {
+            let b = b.val().into_data().try_to_vec::<f32>().expect("biases are f32");
+            b.iter().flat_map(|&b| std::iter::repeat_n(b, pits)).collect::<Vec<f32>>()
+        });
+        Self::from_rows(&w, b.as_deref(), d_in, d_out)
     }
 }
 
@@ -309,8 +366,8 @@ fn instruction_sets() -> Vec<(&'static str, Arch)> {
     sets
 }
 
-/// The residual MLP's weights copied out of burn, with activation buffers that grow to the
-/// largest batch seen.
+/// The network's weights copied out of burn (the residual MLP's, or the convolution tower's
+/// as dense layers), with activation buffers that grow to the largest batch seen.
 pub struct CpuMlp {
     arch: Arch,
     /// `arch`'s name in [`instruction_sets`].
@@ -318,6 +375,8 @@ pub struct CpuMlp {
     input: Dense,
     /// Two layers per residual block.
     blocks: Vec<(Dense, Dense)>,
+    /// The convolution tower's dense layer (with ReLU) between the blocks and the heads.
+    neck: Option<Dense>,
     /// Policy logits, win/draw/loss logits, then the margin head's columns.
     heads: Dense,
     /// Real outputs of `heads` (before padding).
@@ -326,6 +385,8 @@ pub struct CpuMlp {
     int8: Option<Int8Body>,
     x: Vec<f32>,
     h: Vec<f32>,
+    /// The neck's output.
+    n: Vec<f32>,
     out: Vec<f32>,
 }
 
@@ -346,15 +407,35 @@ impl Int8Body {
 }
 
 impl CpuMlp {
-    /// A copy of `net`'s weights, for an MLP (`None` for other architectures), with `heads`
-    /// its three heads as one layer ([`crate::model::Heads::fused`]).
+    /// A copy of `net`'s weights, with `heads` its three heads as one layer
+    /// ([`crate::model::Heads::fused`]); `None` for a convolution tower wider than
+    /// `MAX_RING_WIDTH` (channels times pits), which runs in burn.
     pub fn new(net: &Net, heads: &Linear) -> Option<Self> {
-        let Net::Mlp(mlp) = net else { return None };
-        Some(Self::from_mlp(mlp, heads))
+        match net {
+            Net::Mlp(mlp) => Some(Self::from_mlp(mlp, heads)),
+            Net::Conv(conv) => {
+                let parts = conv.parts();
+                let width = parts.stem.weight.dims()[0] * parts.pits;
+                (width <= MAX_RING_WIDTH).then(|| Self::from_conv(&parts, heads))
+            }
+        }
     }
 
     fn from_mlp(mlp: &ResMlp, heads: &Linear) -> Self {
         let (input, blocks) = mlp.parts();
+        let blocks = blocks.iter().map(|(l1, l2)| (Dense::from_linear(l1), Dense::from_linear(l2))).collect();
+        Self::from_layers(Dense::from_linear(input), blocks, None, heads)
+    }
+
+    fn from_conv(conv: &ConvParts<'_>, heads: &Linear) -> Self {
+        let ConvParts { stem, blocks, head_in, pits, pit_channels, globals } = conv;
+        let stem = Dense::from_ring_conv(stem, *pits, *pit_channels, *globals);
+        let ring = |c: &Conv1d| Dense::from_ring_conv(c, *pits, c.weight.dims()[1], 0);
+        let blocks = blocks.iter().map(|(c1, c2)| (ring(c1), ring(c2))).collect();
+        Self::from_layers(stem, blocks, Some(Dense::from_linear(head_in)), heads)
+    }
+
+    fn from_layers(input: Dense, blocks: Vec<(Dense, Dense)>, neck: Option<Dense>, heads: &Linear) -> Self {
         let sets = instruction_sets();
         let named = std::env::var(KERNEL_VARIABLE).ok();
         let (arch_name, arch) =
@@ -362,13 +443,15 @@ impl CpuMlp {
         CpuMlp {
             arch,
             arch_name,
-            input: Dense::from_linear(input),
-            blocks: blocks.iter().map(|(l1, l2)| (Dense::from_linear(l1), Dense::from_linear(l2))).collect(),
+            input,
+            blocks,
+            neck,
             heads: Dense::from_linear(heads),
             outputs: heads.weight.dims()[1],
             int8: None,
             x: Vec::new(),
             h: Vec::new(),
+            n: Vec::new(),
             out: Vec::new(),
         }
     }
@@ -449,7 +532,7 @@ impl CpuMlp {
     /// The network on `rows` positions whose features are `features` (`[rows][inputs]`).
     /// Position `i`'s outputs are `result[i * row_stride()..][..outputs()]`.
     pub fn forward(&mut self, features: &[f32], rows: usize) -> &[f32] {
-        let CpuMlp { arch, input, blocks, heads, int8, x, h, out, .. } = self;
+        let CpuMlp { arch, input, blocks, neck, heads, int8, x, h, n, out, .. } = self;
         let grow = |buf: &mut Vec<f32>, len: usize| {
             if buf.len() < len {
                 buf.resize(len, 0.0);
@@ -473,7 +556,14 @@ impl CpuMlp {
                 }
             }
         }
-        apply(heads, x, width, out, Finish::Plain);
+        match neck {
+            Some(neck) => {
+                grow(n, rows * neck.cols);
+                apply(neck, x, width, n, Finish::Relu);
+                apply(heads, n, neck.cols, out, Finish::Plain);
+            }
+            None => apply(heads, x, width, out, Finish::Plain),
+        }
         &out[..rows * heads.cols]
     }
 }

@@ -96,8 +96,8 @@ impl<G: Game> NeuralEvaluator<G> {
     }
 
     /// The same evaluator running in `precision` (see [`Precision`]); the model stays FP32,
-    /// an int8 copy of its residual blocks is made here. Only the plain-Rust CPU kernel (an
-    /// MLP on the flex device) has int8: other evaluators stay FP32, as
+    /// an int8 copy of its residual blocks is made here. Only the plain-Rust CPU kernel (any
+    /// network on the flex device) has int8: other evaluators stay FP32, as
     /// [`NeuralEvaluator::precision`] then says.
     pub fn with_precision(mut self, precision: Precision) -> Self {
         if let Some(cpu) = &mut self.cpu {
@@ -129,8 +129,8 @@ impl<G: Game> NeuralEvaluator<G> {
         self
     }
 
-    /// The instruction set of the plain-Rust CPU kernel when this evaluator uses it (an MLP
-    /// on the flex device), `None` when it runs burn.
+    /// The instruction set of the plain-Rust CPU kernel when this evaluator uses it (on the
+    /// flex device), `None` when it runs burn.
     pub fn cpu_kernel(&self) -> Option<&'static str> {
         self.cpu.as_ref().map(CpuMlp::instruction_set)
     }

@@ -389,7 +389,30 @@ impl ResConvConfig {
     }
 }
 
+/// A ring convolution tower's layers, for the plain-Rust forward pass
+/// ([`crate::cpu::CpuMlp`], which runs each convolution as the dense layer it is).
+pub(crate) struct ConvParts<'a> {
+    pub stem: &'a Conv1d,
+    pub blocks: Vec<(&'a Conv1d, &'a Conv1d)>,
+    /// The dense layer from the flattened tower (`[channels][pits]`) to the heads' features.
+    pub head_in: &'a Linear,
+    pub pits: usize,
+    pub pit_channels: usize,
+    pub globals: usize,
+}
+
 impl ResConv {
+    pub(crate) fn parts(&self) -> ConvParts<'_> {
+        ConvParts {
+            stem: &self.stem,
+            blocks: self.blocks.iter().map(|b| (&b.c1, &b.c2)).collect(),
+            head_in: &self.head_in,
+            pits: self.pits,
+            pit_channels: self.pit_channels,
+            globals: self.globals,
+        }
+    }
+
     /// `[batch, 128]`
     pub fn features(&self, input: Tensor<2>) -> Tensor<2> {
         let [batch, _] = input.dims();

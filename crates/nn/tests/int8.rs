@@ -13,7 +13,7 @@ use burn::prelude::Device;
 use mancala_encoding::layout_for;
 use mancala_mcts::Evaluator;
 use mancala_nn::int8::Int8Path;
-use mancala_nn::{NeuralEvaluator, Precision, load_model};
+use mancala_nn::{Architecture, NetConfig, NeuralEvaluator, Precision, load_model};
 use mancala_rules::{AnyGame, AnyPosition, Game, parse_rules};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -119,6 +119,39 @@ fn every_int8_path_gives_the_scalar_reference_answers() {
             assert!(ev.use_int8_path(path), "{path}");
             assert_eq!(answers(&mut ev), want, "{preset}: the {path} path");
         }
+    }
+}
+
+/// A ring convolution tower runs its blocks in int8 as dense layers (`mancala_nn::cpu`):
+/// every path gives the scalar reference's answers, and they stay near FP32's.
+#[test]
+fn a_convolution_tower_runs_in_int8_on_every_path() {
+    let dev = Device::flex();
+    for preset in ["oware", "kalah"] {
+        let game = parse_rules(preset).unwrap();
+        let layout = layout_for(&game, mancala_encoding::ENCODING_VERSION).unwrap();
+        dev.seed(3);
+        let net = NetConfig::for_layout(&layout, game.action_space())
+            .with_architecture(Architecture::Conv)
+            .with_width(16)
+            .init(&dev);
+        let positions = random_positions(&game, 130, 5);
+        let mut ev = NeuralEvaluator::try_with_layout(&game, layout, net, dev.clone()).unwrap();
+        let (p32, v32) = evaluate(&game, &mut ev, &positions);
+        let mut ev = ev.with_precision(Precision::Int8);
+        assert_eq!(ev.precision(), Precision::Int8);
+        let answers =
+            |ev: &mut NeuralEvaluator<AnyGame>| [1, 9, 64, 130].map(|n| evaluate(&game, ev, &positions[..n])).to_vec();
+        assert!(ev.use_int8_path(Int8Path::Scalar));
+        let want = answers(&mut ev);
+        for path in Int8Path::available().into_iter().filter(|&p| p != Int8Path::Scalar) {
+            assert!(ev.use_int8_path(path), "{path}");
+            assert_eq!(answers(&mut ev), want, "{preset}: the {path} path");
+        }
+        let (p8, v8) = &want[3];
+        let value_error = v8.iter().zip(&v32).map(|(a, b)| (a - b).abs()).sum::<f32>() / v32.len() as f32;
+        let prior_error = p8.iter().zip(&p32).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
+        assert!(value_error < 0.02 && prior_error < 0.05, "{preset}: value {value_error}, prior {prior_error}");
     }
 }
 

@@ -341,8 +341,10 @@ fn the_network_plays_legal_moves_in_every_game() {
 }
 
 /// The plain-Rust CPU kernel against burn's forward pass on the same weights: every game,
-/// a width that needs column padding (40) and the default one, batch sizes that leave every
-/// remainder of the kernel's row groups, and every instruction set this CPU has.
+/// an MLP width that needs column padding (40) and the default one, ring convolutions whose
+/// flattened width does or does not need it (8 and 20 channels over 12, 14 or 16 pits), batch
+/// sizes that leave every remainder of the kernel's row groups, and every instruction set
+/// this CPU has.
 #[test]
 fn cpu_kernel_agrees_with_burn() {
     let dev = Device::flex();
@@ -351,11 +353,14 @@ fn cpu_kernel_agrees_with_burn() {
         let lay = layout(&game);
         let a = game.action_space();
         let positions = random_positions(&game, 37, 5);
-        for width in [40, 128] {
+        let shapes =
+            [(Architecture::Mlp, 40), (Architecture::Mlp, 128), (Architecture::Conv, 8), (Architecture::Conv, 20)];
+        for (arch, width) in shapes {
             dev.seed(7);
-            let net = NetConfig::for_layout(&lay, a).with_width(width).with_blocks(3).init(&dev);
+            let net =
+                NetConfig::for_layout(&lay, a).with_architecture(arch).with_width(width).with_blocks(3).init(&dev);
             let heads = net.heads().fused();
-            let mut cpu = CpuMlp::new(&net, &heads).expect("an MLP has a CPU kernel");
+            let mut cpu = CpuMlp::new(&net, &heads).expect("every architecture has a CPU kernel");
             assert_eq!(cpu.outputs(), a + 4);
             let sets = CpuMlp::instruction_sets();
             assert_eq!(sets.last(), Some(&"scalar"));
@@ -380,12 +385,25 @@ fn cpu_kernel_agrees_with_burn() {
                     for (j, (x, y)) in row.iter().zip(want).enumerate() {
                         assert!(
                             (x - y).abs() <= 1e-4 * (1.0 + y.abs()),
-                            "{rules} {set} width {width} batch {n} row {i} output {j}: {x} vs {y}"
+                            "{rules} {arch:?} {set} width {width} batch {n} row {i} output {j}: {x} vs {y}"
                         );
                     }
                 }
             }
         }
+    }
+}
+
+/// A convolution tower runs as dense layers of channels times pits; past 4096 of them (342
+/// channels over Oware's 12 pits) that form would be too large, and burn runs it.
+#[test]
+fn a_very_wide_convolution_tower_stays_in_burn() {
+    let dev = Device::flex();
+    let game = parse_rules("oware").unwrap();
+    let config = NetConfig::for_layout(&layout(&game), game.action_space()).with_architecture(Architecture::Conv);
+    for (channels, kernel) in [(341, true), (342, false)] {
+        let net = config.clone().with_width(channels).with_blocks(1).init(&dev);
+        assert_eq!(CpuMlp::new(&net, &net.heads().fused()).is_some(), kernel, "{channels} channels");
     }
 }
 

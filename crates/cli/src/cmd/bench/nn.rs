@@ -66,11 +66,11 @@ pub struct Args {
     /// Compute device: flex (CPU), or cuda / wgpu where built with those cargo features.
     #[arg(long, default_value = "flex")]
     device: String,
-    /// Arithmetic of the evaluator's plain-Rust CPU kernel (an MLP on flex): fp32, int8
+    /// Arithmetic of the evaluator's plain-Rust CPU kernel (on flex): fp32, int8
     /// (residual blocks quantized at load), or auto (int8 where the CPU has an int8 SIMD path).
     #[arg(long, default_value = "fp32", value_parser = parse_precision)]
     precision: Precision,
-    /// Instruction set of the evaluator's plain-Rust CPU kernel (an MLP on flex): in fp32
+    /// Instruction set of the evaluator's plain-Rust CPU kernel (on flex): in fp32
     /// avx512, avx2, neon or scalar; in int8 the path of the int8 products, avx512-vnni, avx2
     /// or scalar; as this CPU has them [default: the fastest].
     #[arg(long)]
@@ -132,10 +132,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             bail!("--kernel {kernel}: this CPU runs the {precision} kernel with {}", sets.join(", "));
         }
     }
-    if (args.kernel.is_some() || precision == Precision::Int8)
-        && (device != Device::flex() || net_config.architecture != Architecture::Mlp)
-    {
-        bail!("--kernel and --precision int8: the plain-Rust kernel runs only an MLP on the flex device");
+    if (args.kernel.is_some() || precision == Precision::Int8) && device != Device::flex() {
+        bail!("--kernel and --precision int8: the plain-Rust kernel runs only on the flex device");
     }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads as usize)
