@@ -41,6 +41,16 @@ const PAD: usize = 16;
 /// 4096 inputs. A wider tower runs in burn.
 const MAX_RING_WIDTH: usize = 4096;
 
+/// A convolution tower wider than this (channels times pits) as dense layers reads more
+/// weights a position than burn's convolution does work, so it takes only batches of
+/// `RING_LEAST_ROWS` rows or more (`bench nn`, Oware, one core: 32 channels, 384 wide, ran a
+/// batch of 1 at 5.4k positions/s against burn's 17k, and a batch of 32 at 41k in FP32 and
+/// 142k in int8 against burn's 35k; 16 channels, 192 wide, was faster at every batch).
+const RING_SMALL_WIDTH: usize = 256;
+
+/// See [`RING_SMALL_WIDTH`].
+const RING_LEAST_ROWS: usize = 8;
+
 /// Inputs per block of a tile's inner loop (see [`Tiles::tile`]).
 const BLOCK: usize = 4;
 
@@ -513,8 +523,11 @@ impl CpuMlp {
     /// Whether this kernel should run a batch of `rows`: always with SIMD registers or in
     /// int8 (the blocks do not use `arch` then); otherwise only for 1 or 2 rows, as burn's
     /// matrix products are faster from 3 rows on (docs/experiments.md, "The CPU kernel's tile
-    /// shapes").
+    /// shapes"); and a wide convolution tower only from [`RING_LEAST_ROWS`] rows on.
     pub fn takes(&self, rows: usize) -> bool {
+        if self.neck.is_some() && self.input.cols > RING_SMALL_WIDTH && rows < RING_LEAST_ROWS {
+            return false;
+        }
         !matches!(self.arch, Arch::Scalar) || self.int8.is_some() || rows <= 2
     }
 

@@ -405,6 +405,12 @@ fn a_very_wide_convolution_tower_stays_in_burn() {
         let net = config.clone().with_width(channels).with_blocks(1).init(&dev);
         assert_eq!(CpuMlp::new(&net, &net.heads().fused()).is_some(), kernel, "{channels} channels");
     }
+    // Past 256 wide the dense form leaves small batches to burn, which is faster for them.
+    for (channels, small_batches) in [(16, true), (32, false)] {
+        let net = config.clone().with_width(channels).with_blocks(1).init(&dev);
+        let cpu = CpuMlp::new(&net, &net.heads().fused()).unwrap();
+        assert_eq!((cpu.takes(1), cpu.takes(7), cpu.takes(8)), (small_batches, small_batches, true), "{channels}");
+    }
 }
 
 fn random_positions(game: &AnyGame, n: usize, seed: u64) -> Vec<<AnyGame as Game>::Position> {
