@@ -131,37 +131,18 @@ fn nn_bench_reports_every_batch_and_the_training_step() {
         "0.1",
     ]);
     assert!(evaluator(&lines).contains("plain-Rust scalar kernel"), "{lines:#?}");
-    let lines = bench_ok(&[
-        "nn",
-        "--game",
-        "ba-awa",
-        "--architecture",
-        "conv",
-        "--width",
-        "8",
-        "--blocks",
-        "1",
-        "--seconds",
-        "0.2",
-    ]);
-    check_nn(&lines, &small_config("ba-awa", Architecture::Conv, 8, 1));
+    // A conv tower of 8 channels, one block, with `extra` options.
+    let conv = |game: &str, extra: &[&str]| {
+        let mut args = vec!["nn", "--game", game, "--architecture", "conv", "--width", "8", "--blocks", "1"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--seconds", "0.2"]);
+        let lines = bench_ok(&args);
+        check_nn(&lines, &small_config(game, Architecture::Conv, 8, 1));
+        lines
+    };
+    let lines = conv("ba-awa", &[]);
     assert!(evaluator(&lines).contains("plain-Rust"), "{lines:#?}");
-    let lines = bench_ok(&[
-        "nn",
-        "--game",
-        "oware",
-        "--architecture",
-        "conv",
-        "--width",
-        "8",
-        "--blocks",
-        "1",
-        "--precision",
-        "int8",
-        "--seconds",
-        "0.2",
-    ]);
-    check_nn(&lines, &small_config("oware", Architecture::Conv, 8, 1));
+    let lines = conv("oware", &["--precision", "int8"]);
     assert!(evaluator(&lines).contains("residual blocks int8 on"), "{lines:#?}");
 }
 

@@ -66,9 +66,8 @@ struct Dense {
 impl Dense {
     fn from_linear(linear: &Linear) -> Self {
         let [d_in, d_out] = linear.weight.dims();
-        let w = linear.weight.val().into_data().try_to_vec::<f32>().expect("weights are f32");
-        let b = linear.bias.as_ref().map(|b| b.val().into_data().try_to_vec::<f32>().expect("biases are f32"));
-        Self::from_rows(&w, b.as_deref(), d_in, d_out)
+        let b = linear.bias.as_ref().map(|b| floats(b.val()));
+        Self::from_rows(&floats(linear.weight.val()), b.as_deref(), d_in, d_out)
     }
 
     /// `w` is `[d_in][d_out]`, `bias` `[d_out]` (zeros where `None`).
@@ -97,7 +96,7 @@ impl Dense {
     fn from_ring_conv(conv: &Conv1d, pits: usize, per_pit: usize, globals: usize) -> Self {
         let [c_out, c_in, taps] = conv.weight.dims();
         assert_eq!(c_in, per_pit + globals, "a convolution reads every input channel");
-        let k = conv.weight.val().into_data().try_to_vec::<f32>().expect("weights are f32");
+        let k = floats(conv.weight.val());
         let (d_in, d_out) = (per_pit * pits + globals, c_out * pits);
         let mut w = vec![0.0f32; d_in * d_out];
         for o in 0..c_out {
@@ -115,12 +114,17 @@ impl Dense {
                 }
             }
         }
-        let b = conv.bias.as_ref().map(|b| {
-            let b = b.val().into_data().try_to_vec::<f32>().expect("biases are f32");
-            b.iter().flat_map(|&b| std::iter::repeat_n(b, pits)).collect::<Vec<f32>>()
-        });
+        let b = conv
+            .bias
+            .as_ref()
+            .map(|b| floats(b.val()).into_iter().flat_map(|b| std::iter::repeat_n(b, pits)).collect::<Vec<f32>>());
         Self::from_rows(&w, b.as_deref(), d_in, d_out)
     }
+}
+
+/// A weight or bias tensor's values, in its row-major order.
+fn floats<const D: usize>(t: burn::prelude::Tensor<D>) -> Vec<f32> {
+    t.into_data().try_to_vec::<f32>().expect("weights and biases are f32")
 }
 
 /// What is done to a tile of `x W + b` before it is stored.

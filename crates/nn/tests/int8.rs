@@ -103,27 +103,37 @@ fn int8_agrees_with_fp32_on_every_shipped_model() {
 
 #[test]
 fn every_int8_path_gives_the_scalar_reference_answers() {
-    let paths = Int8Path::available();
     for preset in ["oware", "owela"] {
         let (game, ev) = shipped(preset);
         let mut ev = ev.with_precision(Precision::Int8);
         // Batches 1 to 9 cover every tile remainder; 64 whole tiles; 75 to 200 AMX's
         // chunks of 128 rows, whole and not, with rows left to VNNI (130) or padded (75).
         let positions = random_positions(&game, 200, 11);
-        let answers = |ev: &mut NeuralEvaluator<AnyGame>| {
-            [1, 2, 3, 5, 9, 64, 75, 130, 200].map(|n| evaluate(&game, ev, &positions[..n])).to_vec()
-        };
-        assert!(ev.use_int8_path(Int8Path::Scalar));
-        let want = answers(&mut ev);
-        for &path in paths.iter().filter(|&&p| p != Int8Path::Scalar) {
-            assert!(ev.use_int8_path(path), "{path}");
-            assert_eq!(answers(&mut ev), want, "{preset}: the {path} path");
-        }
+        same_answers_on_every_path(&game, &mut ev, &positions, &[1, 2, 3, 5, 9, 64, 75, 130, 200], preset);
     }
 }
 
-/// A ring convolution tower runs its blocks in int8 as dense layers (`mancala_nn::cpu`):
-/// every path gives the scalar reference's answers, and they stay near FP32's.
+/// Checks that every int8 path this CPU has answers `positions[..n]`, for each `n` of
+/// `batches`, with the scalar reference's bits; returns those answers.
+fn same_answers_on_every_path(
+    game: &AnyGame,
+    ev: &mut NeuralEvaluator<AnyGame>,
+    positions: &[AnyPosition],
+    batches: &[usize],
+    label: &str,
+) -> Vec<(Vec<f32>, Vec<f32>)> {
+    let answers = |ev: &mut NeuralEvaluator<AnyGame>| {
+        batches.iter().map(|&n| evaluate(game, ev, &positions[..n])).collect::<Vec<_>>()
+    };
+    assert!(ev.use_int8_path(Int8Path::Scalar));
+    let want = answers(ev);
+    for path in Int8Path::available().into_iter().filter(|&p| p != Int8Path::Scalar) {
+        assert!(ev.use_int8_path(path), "{path}");
+        assert_eq!(answers(ev), want, "{label}: the {path} path");
+    }
+    want
+}
+
 #[test]
 fn a_convolution_tower_runs_in_int8_on_every_path() {
     let dev = Device::flex();
@@ -140,14 +150,7 @@ fn a_convolution_tower_runs_in_int8_on_every_path() {
         let (p32, v32) = evaluate(&game, &mut ev, &positions);
         let mut ev = ev.with_precision(Precision::Int8);
         assert_eq!(ev.precision(), Precision::Int8);
-        let answers =
-            |ev: &mut NeuralEvaluator<AnyGame>| [1, 9, 64, 130].map(|n| evaluate(&game, ev, &positions[..n])).to_vec();
-        assert!(ev.use_int8_path(Int8Path::Scalar));
-        let want = answers(&mut ev);
-        for path in Int8Path::available().into_iter().filter(|&p| p != Int8Path::Scalar) {
-            assert!(ev.use_int8_path(path), "{path}");
-            assert_eq!(answers(&mut ev), want, "{preset}: the {path} path");
-        }
+        let want = same_answers_on_every_path(&game, &mut ev, &positions, &[1, 9, 64, 130], preset);
         let (p8, v8) = &want[3];
         let value_error = v8.iter().zip(&v32).map(|(a, b)| (a - b).abs()).sum::<f32>() / v32.len() as f32;
         let prior_error = p8.iter().zip(&p32).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
