@@ -341,7 +341,7 @@ impl ConvBlock {
 ///
 /// It is one matrix product over (position, pit) rows, each row the three neighbouring pits'
 /// channels side by side, rather than burn's `Conv1d::forward`: on the CPU backend that
-/// product trains about three times faster (docs/experiments.md). The layer keeps its
+/// product trains a step in two thirds of the time (docs/experiments.md). The layer keeps its
 /// `Conv1d` weights (`[c_out, c_in, 3]`, tap 0 the pit before), so model files are unchanged.
 fn ring_conv(conv: &Conv1d, x: Tensor<3>) -> Tensor<3> {
     let [batch, pits, c_in] = x.dims();
