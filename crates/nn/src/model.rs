@@ -320,7 +320,7 @@ impl ResMlp {
     }
 }
 
-/// Two circular convolutions with a skip connection, over `[batch, pits, channels]`.
+/// Two circular convolutions with a skip connection, over `[batch, channels, pits]`.
 #[derive(Module, Debug)]
 pub struct ConvBlock {
     c1: Conv1d,
@@ -329,33 +329,19 @@ pub struct ConvBlock {
 
 impl ConvBlock {
     pub fn forward(&self, x: Tensor<3>) -> Tensor<3> {
-        let y = relu(ring_conv(&self.c1, x.clone()));
-        let y = ring_conv(&self.c2, y);
+        let y = relu(self.c1.forward(ring_pad(x.clone())));
+        let y = self.c2.forward(ring_pad(y));
         relu(x + y)
     }
 }
 
-/// A kernel-3 convolution around the ring of pits, `[batch, pits, c_in]` to
-/// `[batch, pits, c_out]`: pit `p` reads pits `p - 1`, `p` and `p + 1`, the last pit followed
-/// by the first, as the seeds travel.
-///
-/// It is one matrix product over (position, pit) rows, each row the three neighbouring pits'
-/// channels side by side, rather than burn's `Conv1d::forward`: on the CPU backend that
-/// product trains a step in two thirds of the time (docs/experiments.md). The layer keeps its
-/// `Conv1d` weights (`[c_out, c_in, 3]`, tap 0 the pit before), so model files are unchanged.
-fn ring_conv(conv: &Conv1d, x: Tensor<3>) -> Tensor<3> {
-    let [batch, pits, c_in] = x.dims();
-    let [c_out, _, taps] = conv.weight.dims();
-    let before = Tensor::cat(vec![x.clone().narrow(1, pits - 1, 1), x.clone().narrow(1, 0, pits - 1)], 1);
-    let after = Tensor::cat(vec![x.clone().narrow(1, 1, pits - 1), x.clone().narrow(1, 0, 1)], 1);
-    let rows = Tensor::cat(vec![before, x, after], 2).reshape([batch * pits, taps * c_in]); // tap-major
-    // [c_out, c_in, taps] to [taps * c_in, c_out], in the rows' order.
-    let w = conv.weight.val().permute([2, 1, 0]).reshape([taps * c_in, c_out]);
-    let mut y = rows.matmul(w);
-    if let Some(b) = &conv.bias {
-        y = y + b.val().unsqueeze_dim::<2>(0);
-    }
-    y.reshape([batch, pits, c_out])
+/// Pads the pit axis circularly by one on each side, so a kernel of 3 sees the pits around
+/// the board as the seeds travel (the last pit is followed by the first).
+fn ring_pad(x: Tensor<3>) -> Tensor<3> {
+    let [_, _, len] = x.dims();
+    let last = x.clone().narrow(2, len - 1, 1);
+    let first = x.clone().narrow(2, 0, 1);
+    Tensor::cat(vec![last, x, first], 2) // [batch, channels, len + 2]
 }
 
 /// Residual 1-D convolution tower over the ring of pits, globals broadcast to every pit.
@@ -431,19 +417,17 @@ impl ResConv {
     pub fn features(&self, input: Tensor<2>) -> Tensor<2> {
         let [batch, _] = input.dims();
         let (p, c, g) = (self.pits, self.pit_channels, self.globals);
-        // Channels last, so each convolution is one product over (position, pit) rows.
-        let per_pit = input.clone().narrow(1, 0, p * c).reshape([batch, c, p]).swap_dims(1, 2); // [batch, pits, c]
+        let per_pit = input.clone().narrow(1, 0, p * c).reshape([batch, c, p]); // [batch, c, pits]
         // Broadcast to every pit by a product with ones rather than `repeat_dim`, which the
         // ONNX exporter cannot lower; the values are the same.
-        let ones = Tensor::<3>::ones([1, p, 1], &input.device());
-        let globals = input.narrow(1, p * c, g).unsqueeze_dim::<3>(1) * ones; // [batch, pits, g]
-        let x = Tensor::cat(vec![per_pit, globals], 2); // [batch, pits, c + g]
-        let mut x = relu(ring_conv(&self.stem, x)); // [batch, pits, channels]
+        let ones = Tensor::<3>::ones([1, 1, p], &input.device());
+        let globals = input.narrow(1, p * c, g).unsqueeze_dim::<3>(2) * ones; // [batch, g, pits]
+        let x = Tensor::cat(vec![per_pit, globals], 1); // [batch, c + g, pits]
+        let mut x = relu(self.stem.forward(ring_pad(x))); // [batch, channels, pits]
         for b in &self.blocks {
             x = b.forward(x);
         }
-        // The heads read the tower as `[channels][pits]`, the layout the CPU kernel assumes.
-        let flat: Tensor<2> = x.swap_dims(1, 2).flatten(1, 2); // [batch, channels * pits]
+        let flat: Tensor<2> = x.flatten(1, 2); // [batch, channels * pits]
         relu(self.head_in.forward(flat))
     }
 }

@@ -87,6 +87,7 @@ fn from_file(path: &Path) -> anyhow::Result<(ModelMeta, Net, AnyGame, PathBuf)> 
 /// Writes the ONNX graph to `out` and its metadata to `out.json`.
 #[cfg(feature = "onnx")]
 fn write_onnx(out: &Path, meta: &ModelMeta, net: &Net, game: &AnyGame) -> anyhow::Result<()> {
+    use mancala_rules::Game;
     // The model's own input encoding version, which the sidecar records (`model`).
     let layout = mancala_encoding::layout_for(game, meta.encoding_version)?;
     let (bytes, fixed_batch) = mancala_nn::onnx::onnx_bytes(net, layout.inputs())?;
