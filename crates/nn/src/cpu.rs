@@ -395,6 +395,9 @@ pub struct CpuMlp {
     heads: Dense,
     /// Real outputs of `heads` (before padding).
     outputs: usize,
+    /// The fewest rows a batch needs for this kernel to run it: [`RING_LEAST_ROWS`] for a
+    /// convolution tower wider than [`RING_SMALL_WIDTH`], 1 otherwise.
+    least_rows: usize,
     /// The residual blocks quantized, when they run in int8 (see [`crate::int8`]).
     int8: Option<Int8Body>,
     x: Vec<f32>,
@@ -446,7 +449,11 @@ impl CpuMlp {
         let stem = Dense::from_ring_conv(stem, *pits, *pit_channels, *globals);
         let ring = |c: &Conv1d| Dense::from_ring_conv(c, *pits, c.weight.dims()[1], 0);
         let blocks = blocks.iter().map(|(c1, c2)| (ring(c1), ring(c2))).collect();
-        Self::from_layers(stem, blocks, Some(Dense::from_linear(head_in)), heads)
+        let mut kernel = Self::from_layers(stem, blocks, Some(Dense::from_linear(head_in)), heads);
+        if kernel.input.cols > RING_SMALL_WIDTH {
+            kernel.least_rows = RING_LEAST_ROWS;
+        }
+        kernel
     }
 
     fn from_layers(input: Dense, blocks: Vec<(Dense, Dense)>, neck: Option<Dense>, heads: &Linear) -> Self {
@@ -462,6 +469,7 @@ impl CpuMlp {
             neck,
             heads: Dense::from_linear(heads),
             outputs: heads.weight.dims()[1],
+            least_rows: 1,
             int8: None,
             x: Vec::new(),
             h: Vec::new(),
@@ -529,7 +537,7 @@ impl CpuMlp {
     /// matrix products are faster from 3 rows on (docs/experiments.md, "The CPU kernel's tile
     /// shapes"); and a wide convolution tower only from [`RING_LEAST_ROWS`] rows on.
     pub fn takes(&self, rows: usize) -> bool {
-        if self.neck.is_some() && self.input.cols > RING_SMALL_WIDTH && rows < RING_LEAST_ROWS {
+        if rows < self.least_rows {
             return false;
         }
         !matches!(self.arch, Arch::Scalar) || self.int8.is_some() || rows <= 2
