@@ -148,6 +148,34 @@ fn export_gives_the_best_model(run: &Path, scratch: &Path) {
     };
     assert_eq!(outputs(net), outputs(best_net), "exported model differs from the run's best");
 
+    // --average N: the mean of the weights of the N newest candidates up to the best one.
+    let best_gen = best["generation"].as_u64().unwrap();
+    let candidate_net = |g: u64| {
+        let record: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(run.join(format!("candidates/gen-{g:06}.json"))).unwrap())
+                .unwrap();
+        mancala_nn::load_model(&run.join(record["model"].as_str().unwrap()), None, None, &dev).unwrap().1
+    };
+    let averaged = scratch.join("out/kalah-avg.mzm");
+    let n = best_gen + 1; // every candidate from generation 0 to the best
+    let out =
+        bin().arg("export").arg(run).args(["--average", &n.to_string(), "--out"]).arg(&averaged).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (avg_meta, avg_net) = mancala_nn::load_model(&averaged, Some(&best_meta.rules), None, &dev).unwrap();
+    let nets: Vec<mancala_nn::Net> = (0..=best_gen).map(candidate_net).collect();
+    let want = mancala_nn::flat_weights(&mancala_nn::mean_weights(&nets).unwrap());
+    assert_eq!(mancala_nn::flat_weights(&avg_net), want);
+    assert_eq!(avg_meta.extra["average"], format!("candidates 0 to {best_gen}"));
+    assert!(avg_meta.elo.is_empty(), "no evaluation measured the average: {:?}", avg_meta.elo);
+    let too_many = (best_gen + 2).to_string();
+    let bad = bin().arg("export").arg(run).args(["--average", &too_many]).output().unwrap();
+    assert!(!bad.status.success());
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(err.contains(&format!("has {} candidates up to its best model", best_gen + 1)), "{err}");
+    let bad = bin().arg("export").arg(&exported).args(["--average", "2"]).output().unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("is a model file"));
+
     let bad = bin().arg("export").arg(run).args(["--format", "pickle"]).output().unwrap();
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--format pickle: expected mzm or onnx"));

@@ -34,6 +34,8 @@ pub enum NnError {
     InputsMismatch { rules: String, network: usize, version: u32, encoding: usize },
     #[error("ONNX export: {0}")]
     Export(String),
+    #[error("averaging networks: {0}")]
+    Average(String),
     #[error("burn: {0}")]
     Burn(String),
     #[error("unknown device '{name}': expected flex{cuda}{wgpu}", cuda = if cfg!(feature = "cuda") { ", cuda" } else { "" }, wgpu = if cfg!(feature = "wgpu") { ", wgpu" } else { "" })]

@@ -23,4 +23,4 @@ pub use evaluator::NeuralEvaluator;
 pub use file::{ModelMeta, load_model, model_bytes, model_from_bytes, read_model_file, save_model};
 pub use model::{Architecture, Net, NetConfig, NetOutput, margin_from_head, margin_support, margin_target};
 pub use precision::{Precision, UnknownPrecision};
-pub use train::{Learner, Losses, LrSchedule, OptimConfig, WeightAverage, flat_weights};
+pub use train::{Learner, Losses, LrSchedule, OptimConfig, WeightAverage, flat_weights, mean_weights};

@@ -176,6 +176,34 @@ pub fn flat_weights(net: &Net) -> Vec<f32> {
     out
 }
 
+/// The mean of several networks' weights, in the structure of the first: the average of a
+/// run's last candidates (`export --average`), which the optimiser's noise moves around a
+/// better point than any one of them (stochastic weight averaging).
+///
+/// # Errors
+/// [`NnError::Average`] when `nets` is empty or two of them differ in size.
+pub fn mean_weights(nets: &[Net]) -> Result<Net, NnError> {
+    let (first, rest) = nets.split_first().ok_or_else(|| NnError::Average("no networks to average".into()))?;
+    let mut sum: Vec<f64> = flat_weights(first).into_iter().map(f64::from).collect();
+    for (i, net) in rest.iter().enumerate() {
+        let values = flat_weights(net);
+        if values.len() != sum.len() {
+            return Err(NnError::Average(format!(
+                "network {} has {} weights, the first has {}",
+                i + 2,
+                values.len(),
+                sum.len()
+            )));
+        }
+        for (s, v) in sum.iter_mut().zip(values) {
+            *s += f64::from(v);
+        }
+    }
+    let n = nets.len() as f64;
+    let values: Vec<f32> = sum.into_iter().map(|s| (s / n) as f32).collect();
+    Ok(first.clone().map(&mut Unflatten { values: &values, at: 0 }))
+}
+
 /// Hands each float parameter's values, in visit order, to a closure.
 struct Flatten<F: FnMut(&[f32])>(F);
 

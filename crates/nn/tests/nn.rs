@@ -129,6 +129,38 @@ fn the_published_model_is_the_moving_average_of_the_weights() {
 }
 
 #[test]
+fn the_mean_of_networks_is_each_weights_mean() {
+    use mancala_nn::{flat_weights, mean_weights};
+    let game = parse_rules("ouril").unwrap();
+    let device = Device::flex();
+    for arch in [Architecture::Mlp, Architecture::Conv] {
+        let config = tiny_config(&game, arch);
+        let nets: Vec<_> = (0..3)
+            .map(|seed| {
+                device.seed(seed);
+                config.init(&device)
+            })
+            .collect();
+        let flat: Vec<Vec<f32>> = nets.iter().map(flat_weights).collect();
+        assert_ne!(flat[0], flat[1], "{arch:?}: the seeds give different weights");
+        let mean = flat_weights(&mean_weights(&nets).unwrap());
+        assert_eq!(mean.len(), flat[0].len());
+        for (i, m) in mean.iter().enumerate() {
+            let want = (flat[0][i] + flat[1][i] + flat[2][i]) / 3.0;
+            assert!((m - want).abs() < 1e-6, "{arch:?}: weight {i} is {m}, the mean {want}");
+        }
+        // One network is its own mean.
+        assert_eq!(flat_weights(&mean_weights(&nets[..1]).unwrap()), flat[0]);
+    }
+    let err = mean_weights(&[]).unwrap_err().to_string();
+    assert!(err.contains("no networks"), "{err}");
+    let small = tiny_config(&game, Architecture::Mlp).init(&device);
+    let wide = tiny_config(&game, Architecture::Mlp).with_width(48).init(&device);
+    let err = mean_weights(&[small, wide]).unwrap_err().to_string();
+    assert!(err.contains("network 2 has"), "{err}");
+}
+
+#[test]
 fn learning_rate_schedule_warms_up_then_decays() {
     use mancala_nn::LrSchedule;
     let c = OptimConfig {

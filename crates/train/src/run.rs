@@ -203,6 +203,22 @@ impl Run {
         Ok(StoredModel { generation, key: key.to_string(), meta, net })
     }
 
+    /// The models of the `count` newest candidates up to generation `last` (inclusive),
+    /// oldest first; fewer where the run has fewer.
+    ///
+    /// # Errors
+    /// As [`Self::load_model`], for any of them.
+    pub fn load_candidates(&self, last: u64, count: usize, device: &Device) -> Result<Vec<StoredModel>, TrainError> {
+        let gens: Vec<u64> = self.generations(layout::CANDIDATES)?.into_iter().filter(|&g| g <= last).collect();
+        gens[gens.len().saturating_sub(count)..]
+            .iter()
+            .map(|&g| {
+                let candidate: Candidate = self.read(&layout::candidate_key(g))?;
+                self.load_model(g, &candidate.model, &candidate.checksum, device)
+            })
+            .collect()
+    }
+
     /// Loads the model the best pointer names.
     pub fn load_best(&self, device: &Device) -> Result<StoredModel, TrainError> {
         let best = self.best()?;

@@ -26,6 +26,12 @@ pub struct Args {
     /// feature `onnx`; writes FILE and FILE.json with the metadata).
     #[arg(long, default_value = "mzm")]
     pub format: String,
+    /// Export the mean of the weights of the run's N newest candidates up to its best model
+    /// (the best one among them), instead of the best model alone: the optimiser's noise
+    /// moves each candidate around a point their average sits nearer (docs/experiments.md,
+    /// "Averaging a run's last candidates"). 1: the best model as it is.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub average: u32,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -39,7 +45,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "--format onnx needs mancala-zero built with the cargo feature 'onnx' (cargo build --release --features onnx)"
         );
     }
-    let (meta, net, game, default_out) = if args.run.is_file() { from_file(&args.run)? } else { from_run(&args.run)? };
+    if args.average > 1 && args.run.is_file() {
+        bail!("--average {} averages a run's candidates; {} is a model file", args.average, args.run.display());
+    }
+    let (meta, net, game, default_out) =
+        if args.run.is_file() { from_file(&args.run)? } else { from_run(&args.run, args.average as usize)? };
     let out = args.out.unwrap_or_else(|| if onnx { default_out.with_extension("onnx") } else { default_out });
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
@@ -58,23 +68,45 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 /// The best model of a run (a directory or a store URL), with the Elo of the run's newest
-/// evaluation.
-fn from_run(run: &Path) -> anyhow::Result<(ModelMeta, Net, AnyGame, PathBuf)> {
+/// evaluation; or, with `average` above 1, the mean of the weights of the `average` newest
+/// candidates up to the best, which no evaluation has measured, so it carries no Elo.
+fn from_run(run: &Path, average: usize) -> anyhow::Result<(ModelMeta, Net, AnyGame, PathBuf)> {
     let url = run.display().to_string();
     let store = Store::open(&url)?;
     let opened = Run::open(store).with_context(|| format!("{url} is not a run directory"))?;
-    let best = opened.load_best(&Device::flex())?;
+    let device = Device::flex();
+    let best = opened.load_best(&device)?;
     let mut meta = best.meta;
-    meta.elo.extend(mancala_train::summarise(&opened)?.elo);
+    let mut net = best.net;
+    if average > 1 {
+        let models = opened.load_candidates(best.generation, average, &device)?;
+        if models.len() < average {
+            bail!(
+                "--average {average}: {url} has {} candidates up to its best model (generation {})",
+                models.len(),
+                best.generation
+            );
+        }
+        if let Some(other) = models.iter().find(|m| m.meta.net != meta.net) {
+            bail!("--average: candidate {} has another network than the best model", other.generation);
+        }
+        let nets: Vec<Net> = models.iter().map(|m| m.net.clone()).collect();
+        net = mancala_nn::mean_weights(&nets)?;
+        let first = models.first().map_or(best.generation, |m| m.generation);
+        meta.extra.insert("average".into(), format!("candidates {first} to {}", best.generation));
+    } else {
+        meta.elo.extend(mancala_train::summarise(&opened)?.elo);
+    }
     meta.extra.insert("run".into(), url);
     meta.extra.insert("iteration".into(), best.generation.to_string());
     let game = opened.game;
-    let name = format!("{}-iter{:04}.mzm", game.family(), best.generation);
+    let suffix = if average > 1 { format!("-avg{average}") } else { String::new() };
+    let name = format!("{}-iter{:04}{suffix}.mzm", game.family(), best.generation);
     let out = match opened.store.local_dir() {
         Some(dir) => dir.join("export").join(name),
         None => PathBuf::from(name),
     };
-    Ok((meta, best.net, game, out))
+    Ok((meta, net, game, out))
 }
 
 /// A model file as it is (for converting it to ONNX).
