@@ -27,9 +27,10 @@ pub struct Args {
     #[arg(long, default_value = "mzm")]
     pub format: String,
     /// Export the mean of the weights of the run's N newest candidates up to its best model
-    /// (the best one among them), instead of the best model alone: the optimiser's noise
-    /// moves each candidate around a point their average sits nearer (docs/experiments.md,
-    /// "Averaging a run's last candidates"). 1: the best model as it is.
+    /// (the best one among them) instead of the best model alone: an average over a longer
+    /// stretch than the trainer's moving average. In Ouril and Oware it measured no stronger
+    /// (docs/experiments.md, "Ouril at 24 channels, and where in the hour its strength is").
+    /// 1: the best model as it is.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub average: u32,
 }
