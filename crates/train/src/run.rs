@@ -203,13 +203,13 @@ impl Run {
         Ok(StoredModel { generation, key: key.to_string(), meta, net })
     }
 
-    /// The models of the `count` newest candidates up to generation `last` (inclusive),
-    /// oldest first; fewer where the run has fewer.
+    /// The models of the `count` newest candidates before generation `before`, oldest first;
+    /// fewer where the run has fewer.
     ///
     /// # Errors
     /// As [`Self::load_model`], for any of them.
-    pub fn load_candidates(&self, last: u64, count: usize, device: &Device) -> Result<Vec<StoredModel>, TrainError> {
-        let gens: Vec<u64> = self.generations(layout::CANDIDATES)?.into_iter().filter(|&g| g <= last).collect();
+    pub fn load_candidates(&self, before: u64, count: usize, device: &Device) -> Result<Vec<StoredModel>, TrainError> {
+        let gens: Vec<u64> = self.generations(layout::CANDIDATES)?.into_iter().filter(|&g| g < before).collect();
         gens[gens.len().saturating_sub(count)..]
             .iter()
             .map(|&g| {

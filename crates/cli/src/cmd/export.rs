@@ -80,20 +80,21 @@ fn from_run(run: &Path, average: usize) -> anyhow::Result<(ModelMeta, Net, AnyGa
     let mut meta = best.meta;
     let mut net = best.net;
     if average > 1 {
-        let models = opened.load_candidates(best.generation, average, &device)?;
-        if models.len() < average {
+        // The best model is the newest of the candidates averaged; the rest come before it.
+        let earlier = opened.load_candidates(best.generation, average - 1, &device)?;
+        if earlier.len() + 1 < average {
             bail!(
                 "--average {average}: {url} has {} candidates up to its best model (generation {})",
-                models.len(),
+                earlier.len() + 1,
                 best.generation
             );
         }
-        if let Some(other) = models.iter().find(|m| m.meta.net != meta.net) {
+        if let Some(other) = earlier.iter().find(|m| m.meta.net != meta.net) {
             bail!("--average: candidate {} has another network than the best model", other.generation);
         }
-        let nets: Vec<Net> = models.iter().map(|m| m.net.clone()).collect();
+        let first = earlier.first().map_or(best.generation, |m| m.generation);
+        let nets: Vec<Net> = earlier.into_iter().map(|m| m.net).chain([net]).collect();
         net = mancala_nn::mean_weights(&nets)?;
-        let first = models.first().map_or(best.generation, |m| m.generation);
         meta.extra.insert("average".into(), format!("candidates {first} to {}", best.generation));
     } else {
         meta.elo.extend(mancala_train::summarise(&opened)?.elo);
