@@ -23,11 +23,11 @@ pub use run::Run;
 pub use status::{Status, status};
 
 /// A default run name: `<game>-<UTC date and time>`.
-pub fn default_run_name(game_family: &str) -> String {
+pub fn default_run_name(game: &str) -> String {
     let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
     let (days, rem) = (secs / 86_400, secs % 86_400);
     let (y, m, d) = civil_from_days(days as i64);
-    format!("{game_family}-{y:04}{m:02}{d:02}-{:02}{:02}{:02}", rem / 3600, rem % 3600 / 60, rem % 60)
+    format!("{game}-{y:04}{m:02}{d:02}-{:02}{:02}{:02}", rem / 3600, rem % 3600 / 60, rem % 60)
 }
 
 /// Days since 1970-01-01 to a Gregorian date (Howard Hinnant's algorithm).

@@ -107,7 +107,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let url = match &args.store {
         Some(url) => url.clone(),
         None => {
-            let name = args.run.clone().unwrap_or_else(|| default_run_name(game.family()));
+            let name = args.run.clone().unwrap_or_else(|| default_run_name(&run_stem(&config.game.rules, game.name())));
             args.checkpoints.join(name).display().to_string()
         }
     };
@@ -117,6 +117,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let summary = start(store, &text, &options, &lines).with_context(|| format!("training run {url}"))?;
     report(&summary, &url);
     Ok(())
+}
+
+/// The game's word for a default run name: the preset a rules string starts with (`ouril`
+/// for `ouril`, `oware` for `oware:7,5` or `oware grand_slam=capture-all`), or the game's own
+/// name where the string is a path to a description or names nothing a directory can hold.
+/// The family alone named an Ouril or Awale run `oware-...` and every described game's
+/// `sowing-...`.
+fn run_stem(rules: &str, name: &str) -> String {
+    let word = rules.trim().split(|c: char| c.is_whitespace() || c == ':').next().unwrap_or("");
+    let plain = !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if plain {
+        return word.to_ascii_lowercase();
+    }
+    let own: String = name.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
+    if own.is_empty() { "game".to_string() } else { own }
 }
 
 fn options(args: &Args, store: &Store, config: &RunConfig) -> TrainOptions {
@@ -151,5 +166,21 @@ fn report(summary: &mancala_train::Summary, url: &str) {
             a.best_move * 100.0,
             a.result_kept * 100.0
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::run_stem;
+
+    #[test]
+    fn a_default_run_is_named_after_the_game_not_its_family() {
+        assert_eq!(run_stem("ouril", "oware"), "ouril");
+        assert_eq!(run_stem("awale", "oware"), "awale");
+        assert_eq!(run_stem("oware:7,5", "oware"), "oware");
+        assert_eq!(run_stem("oware grand_slam=capture-all", "oware"), "oware");
+        assert_eq!(run_stem("toguz-kumalak", "toguz-kumalak"), "toguz-kumalak");
+        assert_eq!(run_stem("games/my game.toml", "my-game"), "my-game");
+        assert_eq!(run_stem("/tmp/x.toml", "?"), "game");
     }
 }
