@@ -48,6 +48,7 @@ enum Command {
 }
 
 fn main() {
+    quiet_on_closed_pipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Train(a) => cmd::train::run(a),
@@ -72,4 +73,26 @@ fn main() {
         }
         std::process::exit(1);
     }
+}
+
+/// A closed stdout (`mancala-zero games | head`) ends the process quietly, with the shell's
+/// status for a SIGPIPE (141), as a C tool's does. Rust ignores SIGPIPE, so `println!` panics
+/// on the broken pipe, and that printed a panic and a backtrace after the reader had all it
+/// wanted. Every other panic keeps the default report.
+fn quiet_on_closed_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let text = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if text.starts_with("failed printing to stdout")
+            && (text.contains("Broken pipe") || text.contains("os error 32"))
+        {
+            std::process::exit(141);
+        }
+        default(info);
+    }));
 }

@@ -16,6 +16,18 @@ fn ok(out: &Output) -> String {
 }
 
 #[test]
+fn a_closed_stdout_ends_the_listing_quietly_with_the_sigpipe_status() {
+    // The reading end closed before the binary starts, as `| head` closes it once it has its
+    // lines: the first write meets a broken pipe, deterministically.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = bin().arg("games").stdout(writer).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(141), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
 fn games_lists_presets_and_described_games_with_their_boards() {
     let stdout = ok(&bin().arg("games").output().unwrap());
     for name in mancala_rules::PRESETS.iter().chain(mancala_rules::catalogue::GAMES.iter().map(|(n, _)| n)) {
