@@ -41,8 +41,9 @@ fn shipped_configs_are_the_configs_the_complete_files_gave() {
     // but for what was changed on purpose since, with a measurement (docs/experiments.md): the
     // margin weight, the endgame database of the games it can describe, an iteration limit
     // that leaves the run to max_minutes, the learning rate's decay over the run, int8
-    // searches where the CPU has them, and Ouril's ring convolution. They
-    // name `logging.progress`, removed since, as every run stored before did.
+    // searches where the CPU has them, Ouril's ring convolution, and Oware's and Ouril's longer
+    // replay window. They name `logging.progress`, removed since, as every run stored before
+    // did.
     for (name, old) in BEFORE {
         let old = RunConfig::parse_stored(old).unwrap();
         let mut new = RunConfig::parse(RunConfig::shipped(name).unwrap()).unwrap();
@@ -62,6 +63,11 @@ fn shipped_configs_are_the_configs_the_complete_files_gave() {
         if *name == "ouril" {
             assert_eq!((new.network.architecture, new.network.width), (ArchitectureName::Conv, 16));
             (new.network.architecture, new.network.width) = (old.network.architecture, old.network.width);
+        }
+        // Oware's and Ouril's replay window, ten times the base's: each played stronger for it.
+        if ["oware", "ouril"].contains(name) {
+            assert_eq!((old.training.window_max, new.training.window_max), (150_000, 1_500_000), "{name}");
+            new.training.window_max = old.training.window_max;
         }
         if *name != "tiny" {
             assert_eq!((old.run.iterations, new.run.iterations), (1000, 10_000), "{name}");
@@ -173,7 +179,7 @@ fn every_bad_value_is_refused_with_its_key_and_what_is_allowed() {
         ("[training]\nmax_steps = 0\nmin_steps = 0", "training.max_steps", "at least 1"),
         ("[training]\nmin_steps = 500", "training.min_steps", "at most training.max_steps"),
         ("[training]\nwindow_min = 0", "training.window_min", "1 to training.window_max"),
-        ("[training]\nwindow_min = 200000", "training.window_min", "1 to training.window_max"),
+        ("[training]\nwindow_min = 2000000", "training.window_min", "1 to training.window_max"),
         ("[training]\nwindow_max = -5", "training.window_max", "usize"),
         ("[training]\nlearning_rate = 0.0", "training.learning_rate", "(0, 1)"),
         ("[training]\nlearning_rate = nan", "training.learning_rate", "(0, 1)"),
