@@ -120,17 +120,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 }
 
 /// The game's word for a default run name: the preset a rules string starts with (`ouril`
-/// for `ouril`, `oware` for `oware:7,5` or `oware grand_slam=capture-all`), or the game's own
-/// name where the string is a path to a description or names nothing a directory can hold.
-/// The family alone named an Ouril or Awale run `oware-...` and every described game's
-/// `sowing-...`.
+/// for `ouril`, `oware` for `oware:7,5` or `oware grand_slam=capture-all`), else the game's
+/// own name (a described game's `name`), kept to what a directory name holds. The family
+/// alone named an Ouril or Awale run `oware-...` and every described game's `sowing-...`.
 fn run_stem(rules: &str, name: &str) -> String {
     let word = rules.trim().split(|c: char| c.is_whitespace() || c == ':').next().unwrap_or("");
-    let plain = !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-    if plain {
-        return word.to_ascii_lowercase();
+    if let Some(preset) = mancala_rules::PRESETS.iter().find(|p| p.eq_ignore_ascii_case(word)) {
+        return preset.to_string();
     }
-    let own: String = name.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-').collect();
+    let own: String = name.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect();
     if own.is_empty() { "game".to_string() } else { own }
 }
 
