@@ -1,6 +1,7 @@
 //! `mancala-zero train` end to end with configs/tiny.toml: a run in a directory with every
 //! object of its layout, a corrupt shard skipped by name, export of the best model, and a
-//! run killed at many random moments that resumes every time and ends consistent.
+//! run killed at many random moments that resumes every time and ends consistent, and initial
+//! weights (`--init`) of another game refused before anything is written.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -366,4 +367,22 @@ fn bad_configs_are_refused_before_any_work() {
     }
     // nothing was created for refused configs
     assert!(std::fs::read_dir(dir.path()).unwrap().all(|e| e.unwrap().path().extension().is_some_and(|x| x == "toml")));
+}
+
+#[test]
+fn a_model_of_another_game_is_refused_as_the_initial_weights() {
+    let dir = tempfile::tempdir().unwrap();
+    let oware = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../checkpoints/shipped/oware.mzm");
+    let out = bin()
+        .args(["train", "--game", "kalah", "--init"])
+        .arg(&oware)
+        .args(["--run", "from-oware", "--checkpoints"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("run.init_model") && err.contains("oware.mzm") && err.contains("kalah"), "{err}");
+    let run = dir.path().join("from-oware");
+    assert!(!run.join("run.json").exists() && !run.join("config.toml").exists(), "nothing of a run is written");
 }

@@ -135,11 +135,17 @@ pub struct RunSection {
     pub iterations: u64,
     /// Wall-clock budget in minutes (0: none); checked between iterations.
     pub max_minutes: f64,
+    /// A model file the run starts from instead of random weights (empty: random). It must
+    /// play the run's game with the config's network; it is read once, when the run is
+    /// created, and becomes generation 0, so a resume or a remote worker never needs it.
+    /// The replay window and the optimiser start empty, as in any new run.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub init_model: String,
 }
 
 impl Default for RunSection {
     fn default() -> Self {
-        RunSection { seed: 1, iterations: 10_000, max_minutes: 60.0 }
+        RunSection { seed: 1, iterations: 10_000, max_minutes: 60.0, init_model: String::new() }
     }
 }
 

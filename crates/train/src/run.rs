@@ -62,9 +62,16 @@ impl Run {
         }
         let game = config.game()?;
         let config_text = standalone_config(config_text, &config, &game)?;
-        store.put(layout::CONFIG, config_text.as_bytes())?;
         let device = mancala_nn::training_device(config.network.device.as_str())?;
-        let learner = Learner::new(config.net_config(&game), config.optim_config(), device, config.run.seed);
+        // The initial weights before any write, so a refused init_model leaves the store empty.
+        let learner = match config.run.init_model.as_str() {
+            "" => Learner::new(config.net_config(&game), config.optim_config(), device, config.run.seed),
+            path => {
+                let net = init_weights(&config, &game, path)?;
+                Learner::from_model(config.net_config(&game), config.optim_config(), device, net, 0)
+            }
+        };
+        store.put(layout::CONFIG, config_text.as_bytes())?;
         let meta = ModelMeta::new(game.rules_string(), config.net_config(&game), 0);
         let bytes = model_bytes(&meta, learner.model())?;
         let checksum = layout::checksum(&bytes);
@@ -224,6 +231,42 @@ impl Run {
         let best = self.best()?;
         self.load_model(best.generation, &best.model, &best.checksum, device)
     }
+}
+
+/// The weights of `run.init_model`: a model file of the run's game with the config's network,
+/// refused with the key and the file named otherwise (another game, another shape, another
+/// input encoding, a file that is not a model).
+fn init_weights(config: &RunConfig, game: &AnyGame, path: &str) -> Result<Net, TrainError> {
+    let plain = mancala_nn::inference_device(config.network.device.as_str())?;
+    let net_config = config.net_config(game);
+    let refuse = |reason: String| TrainError::Config(format!("run.init_model = '{path}': {reason}"));
+    let (meta, net) = mancala_nn::load_model(std::path::Path::new(path), Some(&game.rules_string()), None, &plain)
+        .map_err(|e| refuse(e.to_string()))?;
+    if meta.net != net_config {
+        return Err(refuse(format!(
+            "its network is {} but the config's [network] is {}; give the config the model's network",
+            describe_net(&meta.net),
+            describe_net(&net_config)
+        )));
+    }
+    if meta.encoding_version != ENCODING_VERSION {
+        return Err(refuse(format!(
+            "it was made with input encoding version {}, this build trains version {ENCODING_VERSION} only",
+            meta.encoding_version
+        )));
+    }
+    Ok(net)
+}
+
+/// A network's shape in the config's words, for an error.
+fn describe_net(net: &mancala_nn::NetConfig) -> String {
+    format!(
+        "architecture = \"{}\", width = {}, blocks = {}, margin_bins = {}",
+        format!("{:?}", net.architecture).to_lowercase(),
+        net.width,
+        net.blocks,
+        net.margin_bins
+    )
 }
 
 fn old_layout(store: &Store) -> TrainError {

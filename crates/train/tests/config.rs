@@ -8,6 +8,7 @@ use std::sync::atomic::AtomicBool;
 use burn::prelude::Device;
 use mancala_mcts::RootKind;
 use mancala_nn::{Architecture, LrSchedule, Precision};
+use mancala_rules::Game;
 use mancala_selfplay::SelfPlayConfig;
 use mancala_store::Store;
 use mancala_train::config::{ArchitectureName, DeviceName, RootName, ScheduleName, merge};
@@ -636,4 +637,51 @@ fn with_an_average_the_candidate_is_the_average_and_a_restart_goes_on_from_the_w
     run.store.put(&last.weights, b"not a model").unwrap();
     let err = trainer::restore(&run, &ctl).err().expect("a corrupt restart point is refused").to_string();
     assert!(err.contains(&last.weights) && err.contains("checksum"), "{err}");
+}
+
+/// The bytes of a model's weights under one fixed header, so two networks compare by weights.
+fn weight_bytes(run: &Run, net: &mancala_nn::Net) -> Vec<u8> {
+    let meta = mancala_nn::ModelMeta::new(run.game.rules_string(), run.config.net_config(&run.game), 0);
+    mancala_nn::model_bytes(&meta, net).unwrap()
+}
+
+#[test]
+fn a_run_started_from_a_model_file_has_its_weights_as_generation_0() {
+    let device = Device::flex();
+    // A model of another seed than the run's own, written to a file.
+    let source = tiny_run_with("init-source", "[run]\nseed = 99");
+    let source_net = source.load_best(&device).unwrap().net;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("start.mzm");
+    let meta = mancala_nn::ModelMeta::new(source.game.rules_string(), source.config.net_config(&source.game), 0);
+    mancala_nn::save_model(&path, &meta, &source_net).unwrap();
+
+    let fresh = tiny_run("init-none");
+    let started = tiny_run_with("init-from-file", &format!("[run]\ninit_model = {:?}", path.display().to_string()));
+    let fresh_net = fresh.load_best(&device).unwrap().net;
+    let started_net = started.load_best(&device).unwrap().net;
+    // Without the key, the run's own seed gives other weights; with it, the file's are kept.
+    assert_ne!(weight_bytes(&fresh, &fresh_net), weight_bytes(&source, &source_net));
+    assert_eq!(weight_bytes(&started, &started_net), weight_bytes(&source, &source_net));
+    // The stored config keeps the key, and the run opens and restores its trainer from it.
+    let reopened = Run::open(started.store.clone()).unwrap();
+    assert_eq!(reopened.config.run.init_model, path.display().to_string());
+    let ctl = Ctl::new(&Quiet);
+    let state = trainer::restore(&reopened, &ctl).unwrap();
+    drop(state);
+
+    // Bad files are refused with the key, the file and what is wrong.
+    let cases = [
+        (dir.path().join("missing.mzm").display().to_string(), "", "missing.mzm"),
+        (path.display().to_string(), "[network]\nwidth = 24", "width = 16"),
+        (path.display().to_string(), "[game]\nrules = \"kalah:4,2\"", "kalah"),
+    ];
+    for (i, (file, over, says)) in cases.iter().enumerate() {
+        let text =
+            merge(RunConfig::shipped("tiny").unwrap(), &format!("{over}\n[run]\ninit_model = {file:?}")).unwrap();
+        let store = Store::open(&format!("memory://init-bad-{i}")).unwrap();
+        let err = Run::create(store.clone(), &text).unwrap_err().to_string();
+        assert!(err.contains("run.init_model") && err.contains(file.as_str()) && err.contains(says), "{err}");
+        assert!(store.list("").unwrap().is_empty(), "a refused start writes nothing");
+    }
 }

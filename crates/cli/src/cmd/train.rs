@@ -41,6 +41,10 @@ pub struct Args {
     /// Override run.max_minutes; on --resume, this many more minutes.
     #[arg(long)]
     pub minutes: Option<f64>,
+    /// Start from this model's weights instead of random ones (run.init_model): a model file
+    /// of the same game and network, such as a shipped model to train further.
+    #[arg(long, value_name = "MODEL", conflicts_with = "resume")]
+    pub init: Option<PathBuf>,
     /// TensorBoard event folder (default: RUN/tb for a run in a directory; none otherwise).
     #[arg(long)]
     pub tensorboard: Option<PathBuf>,
@@ -92,12 +96,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     };
     let mut config = RunConfig::parse(&text).with_context(|| format!("in {source}"))?;
-    let text = if args.iterations.is_some() || args.minutes.is_some() {
+    let text = if args.iterations.is_some() || args.minutes.is_some() || args.init.is_some() {
         if let Some(n) = args.iterations {
             config.run.iterations = n;
         }
         if let Some(m) = args.minutes {
             config.run.max_minutes = m;
+        }
+        if let Some(path) = &args.init {
+            config.run.init_model = path.display().to_string();
         }
         format!("# {source}, with command-line overrides\n{}", toml::to_string(&config).context("writing the config")?)
     } else {
