@@ -266,8 +266,8 @@ pub fn load_model(
     {
         return Err(NnError::WrongArchitecture {
             path: path.to_path_buf(),
-            found: format!("{:?}", meta.net),
-            expected: format!("{e:?}"),
+            found: meta.net.shape(),
+            expected: e.shape(),
         });
     }
     let net = net_from_weights(path, &meta, weights, device)?;

@@ -59,6 +59,19 @@ impl NetConfig {
         self.pits * self.pit_channels + self.globals
     }
 
+    /// The network's shape in a run config's words, then the game's sizes, for an error that
+    /// tells two networks apart.
+    pub fn shape(&self) -> String {
+        let architecture = match self.architecture {
+            Architecture::Mlp => "mlp",
+            Architecture::Conv => "conv",
+        };
+        format!(
+            "architecture = \"{architecture}\", width = {}, blocks = {}, margin_bins = {} ({} pits x {} channels + {} inputs, {} actions)",
+            self.width, self.blocks, self.margin_bins, self.pits, self.pit_channels, self.globals, self.actions
+        )
+    }
+
     pub fn init(&self, device: &Device) -> Net {
         match self.architecture {
             Architecture::Mlp => Net::Mlp(

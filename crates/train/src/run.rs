@@ -233,22 +233,15 @@ impl Run {
     }
 }
 
-/// The weights of `run.init_model`: a model file of the run's game with the config's network,
-/// refused with the key and the file named otherwise (another game, another shape, another
-/// input encoding, a file that is not a model).
+/// The weights of `run.init_model`: a model file of the run's game with the config's network
+/// and this build's input encoding, refused with the key and the file named otherwise.
 fn init_weights(config: &RunConfig, game: &AnyGame, path: &str) -> Result<Net, TrainError> {
     let plain = mancala_nn::inference_device(config.network.device.as_str())?;
-    let net_config = config.net_config(game);
     let refuse = |reason: String| TrainError::Config(format!("run.init_model = '{path}': {reason}"));
-    let (meta, net) = mancala_nn::load_model(std::path::Path::new(path), Some(&game.rules_string()), None, &plain)
-        .map_err(|e| refuse(e.to_string()))?;
-    if meta.net != net_config {
-        return Err(refuse(format!(
-            "its network is {} but the config's [network] is {}; give the config the model's network",
-            describe_net(&meta.net),
-            describe_net(&net_config)
-        )));
-    }
+    let net_config = config.net_config(game);
+    let (meta, net) =
+        mancala_nn::load_model(std::path::Path::new(path), Some(&game.rules_string()), Some(&net_config), &plain)
+            .map_err(|e| refuse(e.to_string()))?;
     if meta.encoding_version != ENCODING_VERSION {
         return Err(refuse(format!(
             "it was made with input encoding version {}, this build trains version {ENCODING_VERSION} only",
@@ -256,17 +249,6 @@ fn init_weights(config: &RunConfig, game: &AnyGame, path: &str) -> Result<Net, T
         )));
     }
     Ok(net)
-}
-
-/// A network's shape in the config's words, for an error.
-fn describe_net(net: &mancala_nn::NetConfig) -> String {
-    format!(
-        "architecture = \"{}\", width = {}, blocks = {}, margin_bins = {}",
-        format!("{:?}", net.architecture).to_lowercase(),
-        net.width,
-        net.blocks,
-        net.margin_bins
-    )
 }
 
 fn old_layout(store: &Store) -> TrainError {

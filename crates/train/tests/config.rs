@@ -667,8 +667,7 @@ fn a_run_started_from_a_model_file_has_its_weights_as_generation_0() {
     let reopened = Run::open(started.store.clone()).unwrap();
     assert_eq!(reopened.config.run.init_model, path.display().to_string());
     let ctl = Ctl::new(&Quiet);
-    let state = trainer::restore(&reopened, &ctl).unwrap();
-    drop(state);
+    trainer::restore(&reopened, &ctl).unwrap();
 
     // Bad files are refused with the key, the file and what is wrong.
     let cases = [
