@@ -291,6 +291,10 @@ impl Game for AnyGame {
         with_concrete_game!(self, g => g.repetition_ends_game())
     }
 
+    fn stops_at_majority(&self) -> bool {
+        with_concrete_game!(self, g => g.stops_at_majority())
+    }
+
     fn settle_cycle(&self, pos: &mut AnyPosition) {
         with_pos!(self, pos, |g, p| g.settle_cycle(p))
     }

@@ -96,6 +96,13 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
         false
     }
 
+    /// Whether the game ends as soon as a player has captured more than half the seeds (or
+    /// each exactly half), leaving the seeds still on the board uncounted (Oware's rule 7).
+    /// Where it does, a position's best move can depend on the scores, not only the board.
+    fn stops_at_majority(&self) -> bool {
+        false
+    }
+
     /// Ends the game as the cycle rule says (Oware: each player captures the seeds of their
     /// own row). Called when a position repeats and [`Game::repetition_ends_game`] holds.
     fn settle_cycle(&self, pos: &mut Self::Position) {

@@ -86,7 +86,7 @@ pub fn endgame_scores(total: u16, seeds: usize) -> ByPlayer<u16> {
 
 /// The value of a finished game for the player to move at `pos`, counting only what the end
 /// of the game gave each player beyond `scores` (the scores the position was made with).
-fn finished_value(status: Status, side: Player, scores: ByPlayer<u16>) -> Option<i16> {
+pub(crate) fn finished_value(status: Status, side: Player, scores: ByPlayer<u16>) -> Option<i16> {
     let outcome = status.outcome()?;
     let already = i32::from(scores[side]) - i32::from(scores[!side]);
     Some((outcome.margin_for(side) - already) as i16)
@@ -112,7 +112,7 @@ pub fn memory_needed(pits: usize, max_seeds: usize) -> f64 {
 }
 
 /// `C(n, k)` as a float (exact while it fits 53 bits, close enough after for a size).
-fn binomial(n: usize, k: usize) -> f64 {
+pub(crate) fn binomial(n: usize, k: usize) -> f64 {
     if k > n {
         return 0.0;
     }
@@ -121,7 +121,7 @@ fn binomial(n: usize, k: usize) -> f64 {
 }
 
 /// A count for people: exact while it has at most 15 digits, then "1.23e33".
-fn count(n: f64) -> String {
+pub(crate) fn count(n: f64) -> String {
     if n < 1e15 { format!("{n:.0}") } else { format!("{n:.2e}") }
 }
 
@@ -204,32 +204,61 @@ pub fn build_within<G: Game>(
         let end = ix.layer_start(seeds + 1) as usize;
         let (lower, rest) = values.split_at_mut(start);
         let layer = &mut rest[..end - start];
-        let chunks = generate_moves(game, &ix, seeds, lower, &done, progress)?;
-        let (lo, hi, passes) = iterate_bounds(&chunks, seeds);
-        stats.max_passes = stats.max_passes.max(passes);
-        for chunk in &chunks {
-            stats.terminal += chunk.fixed.iter().filter(|&&f| f).count() as u64;
-        }
-        let cyclic = settle_layer(game, &ix, seeds, &lo, &hi, layer)?;
-        stats.cyclic += cyclic;
-        stats.cyclic_by_seeds.push(cyclic);
+        let lower = &*lower;
+        let scores = endgame_scores(game.total_seeds(), seeds);
+        // Play to the end: after a capture the value is the new board's, whatever the scores.
+        let exit = |_: &G::Position, slot: u64| i32::from(lower[slot as usize]);
+        let built = build_layer(game, &ix, seeds, scores, &exit, layer, &done, progress)?;
+        stats.max_passes = stats.max_passes.max(built.passes);
+        stats.terminal += built.terminal;
+        stats.cyclic += built.cyclic;
+        stats.cyclic_by_seeds.push(built.cyclic);
         progress(Progress { seeds, done: done.load(Ordering::Relaxed), total: ix.slots() });
     }
     stats.elapsed = started.elapsed();
     Ok((Tablebase::from_parts(game.rules_string(), ix, values), stats))
 }
 
-/// Step 1 for layer `seeds`: every position's exits and in-layer edges.
-fn generate_moves<G: Game>(
+/// What building one layer found.
+pub(crate) struct LayerBuilt {
+    pub passes: u32,
+    pub terminal: u64,
+    pub cyclic: u64,
+}
+
+/// The three steps for layer `seeds`, its positions made with `scores`, written into `layer`
+/// (its slots in order). `exit(next, slot)` is the value, for its mover and beyond its
+/// scores, of a position `next` in a lower layer (at `slot`): what a move that takes seeds off
+/// the board leads to.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn build_layer<G: Game, F: Fn(&G::Position, u64) -> i32 + Sync>(
     game: &G,
     ix: &Indexer,
     seeds: usize,
-    lower: &[i8],
+    scores: ByPlayer<u16>,
+    exit: &F,
+    layer: &mut [i8],
+    done: &AtomicU64,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<LayerBuilt, TablebaseError> {
+    let chunks = generate_moves(game, ix, seeds, scores, exit, done, progress)?;
+    let (lo, hi, passes) = iterate_bounds(&chunks, seeds);
+    let terminal = chunks.iter().map(|c| c.fixed.iter().filter(|&&f| f).count() as u64).sum();
+    let cyclic = settle_layer(game, ix, seeds, scores, &lo, &hi, layer)?;
+    Ok(LayerBuilt { passes, terminal, cyclic })
+}
+
+/// Step 1 for layer `seeds`: every position's exits and in-layer edges.
+fn generate_moves<G: Game, F: Fn(&G::Position, u64) -> i32 + Sync>(
+    game: &G,
+    ix: &Indexer,
+    seeds: usize,
+    scores: ByPlayer<u16>,
+    exit: &F,
     done: &AtomicU64,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<Vec<Chunk>, TablebaseError> {
     let boards = ix.boards(seeds);
-    let scores = endgame_scores(game.total_seeds(), seeds);
     let starts: Vec<u64> = (0..boards).step_by(CHUNK_BOARDS as usize).collect();
     starts
         .par_iter()
@@ -254,7 +283,7 @@ fn generate_moves<G: Game>(
                         side,
                         source,
                     })?;
-                    position_moves(game, ix, seeds, lower, &pos, scores, &mut chunk);
+                    position_moves(game, ix, seeds, exit, &pos, scores, &mut chunk);
                     chunk.starts.push(chunk.edges.len() as u32);
                 }
             }
@@ -269,11 +298,11 @@ fn generate_moves<G: Game>(
 /// Step 1 for one position: pushes its best exit (or its value, if the game is over) and its
 /// in-layer edges onto `chunk`.
 #[inline]
-fn position_moves<G: Game>(
+fn position_moves<G: Game, F: Fn(&G::Position, u64) -> i32>(
     game: &G,
     ix: &Indexer,
     seeds: usize,
-    lower: &[i8],
+    exit: &F,
     pos: &G::Position,
     scores: ByPlayer<u16>,
     chunk: &mut Chunk,
@@ -300,7 +329,7 @@ fn position_moves<G: Game>(
             let within = (slot - layer_start) as u32;
             chunk.edges.push(if side == me { within | SAME_SIDE } else { within });
         } else {
-            let v = i32::from(lower[slot as usize]);
+            let v = exit(&next, slot);
             let value = gained + if side == me { v } else { -v };
             best_exit = best_exit.max(value as i16);
         }
@@ -381,11 +410,11 @@ fn settle_layer<G: Game>(
     game: &G,
     ix: &Indexer,
     seeds: usize,
+    scores: ByPlayer<u16>,
     lo: &[AtomicI8],
     hi: &[AtomicI8],
     layer: &mut [i8],
 ) -> Result<u64, TablebaseError> {
-    let scores = endgame_scores(game.total_seeds(), seeds);
     let cyclic = AtomicU64::new(0);
     layer.par_chunks_mut(2 * CHUNK_BOARDS as usize).enumerate().try_for_each(|(k, out)| {
         let first = k * 2 * CHUNK_BOARDS as usize;

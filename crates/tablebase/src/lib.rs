@@ -34,7 +34,9 @@
 //! database ignores that stop and plays to the end (as Romein and Bal's databases do): after
 //! a capture the value is looked up by the new board alone, whatever the scores. This never
 //! changes who wins (a majority cannot be overturned), only the final margin, and it keeps
-//! the value a function of (board, side) alone.
+//! the value a function of (board, side) alone. Where the margin changes, so can the best
+//! move: [`ScoredTablebase`] keeps the stop, with the scores in the key, to judge moves by the
+//! game's own end.
 //!
 //! **Cycles.** In Oware, moves that capture nothing can lead back to a position. For each
 //! position the build finds `lo`, what the mover can force in a finite number of moves, and
@@ -66,6 +68,7 @@ pub mod evaluator;
 pub mod format;
 pub mod index;
 pub mod metric;
+pub mod scored;
 
 use std::path::Path;
 
@@ -77,9 +80,10 @@ pub use error::TablebaseError;
 pub use evaluator::TablebaseEvaluator;
 pub use index::Indexer;
 pub use metric::{
-    EndgameAccuracy, EndgameJudgement, SeedDraw, endgame_accuracy, endgame_judgements, result_only_best_move,
-    sample_positions, sample_positions_drawn,
+    EndgameAccuracy, EndgameJudgement, RealEndJudgement, SeedDraw, endgame_accuracy, endgame_judgements,
+    real_end_judgements, result_only_best_move, sample_positions, sample_positions_drawn,
 };
+pub use scored::ScoredTablebase;
 
 /// An endgame database: one value a (board, side to move) with at most `max_seeds` seeds on
 /// the board.

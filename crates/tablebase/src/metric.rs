@@ -5,7 +5,7 @@ use mancala_rules::{Action, Game, Player, Setup};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
-use crate::Tablebase;
+use crate::{ScoredTablebase, Tablebase};
 
 /// A predicted value within this distance of 0 counts as "draw"; beyond it as a win or a
 /// loss. A third splits [-1, 1] evenly between the three results.
@@ -195,4 +195,42 @@ pub fn result_only_best_move<G: Game>(game: &G, tablebase: &Tablebase, positions
         sum += best as f64 / candidates as f64;
     }
     if judged == 0 { 0.0 } else { sum / judged as f64 }
+}
+
+/// One position judged by the game's own end ([`ScoredTablebase`]): where Oware stops at a
+/// majority, the best moves can differ from the database's, which plays to the end.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RealEndJudgement {
+    /// Seeds still on the board.
+    pub seeds: u16,
+    /// The player's move is one of the best moves under the game's own end.
+    pub move_right: bool,
+    /// The share of those best moves that are the database's best moves too: the expected
+    /// best-move figure ([`EndgameAccuracy::best_move`]) of a player perfect under the game's
+    /// own end that picks among its best moves at random.
+    pub perfect_on_database: f64,
+}
+
+/// Judges the moves `played` (a position and the player's move there) by the game's own end;
+/// positions outside either database, or without a move, are left out.
+pub fn real_end_judgements<G: Game>(
+    game: &G,
+    tablebase: &Tablebase,
+    scored: &ScoredTablebase,
+    played: &[(G::Position, Action)],
+) -> Vec<RealEndJudgement> {
+    let mut out = Vec::with_capacity(played.len());
+    for (pos, action) in played {
+        let (Some(database), Some(real)) = (tablebase.probe(game, pos), scored.probe(game, pos)) else { continue };
+        if real.best.is_empty() {
+            continue;
+        }
+        let shared = real.best.iter().filter(|a| database.best.contains(*a)).count();
+        out.push(RealEndJudgement {
+            seeds: game.pits(pos).iter().map(|&s| u16::from(s)).sum(),
+            move_right: real.best.contains(*action),
+            perfect_on_database: shared as f64 / real.best.len() as f64,
+        });
+    }
+    out
 }

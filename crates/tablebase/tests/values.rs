@@ -2,15 +2,44 @@
 //! the end for Kalah (which cannot cycle), and for Oware a threshold-by-threshold attractor
 //! computation (who can force at least t, who can hold the mover to at most t) with the
 //! cycle rule applied where neither can; the boards come from a recursive enumeration, not
-//! from the index.
+//! from the index. The same attractor computation, with the game's own end and every split
+//! of the captured seeds, is the reference of the scored database.
 
 use std::collections::HashMap;
 
 use mancala_rules::{AnyGame, ByPlayer, Game, Player, Setup, parse_rules};
 use mancala_tablebase::build::{cycle_value, endgame_scores};
-use mancala_tablebase::{BuildStats, Tablebase};
+use mancala_tablebase::{BuildStats, ScoredTablebase, Tablebase};
 
-type Key = (Vec<u8>, Player);
+/// A position as the references know it: board, side to move, and South's score (North's is
+/// the rest of the captured seeds).
+type Key = (Vec<u8>, Player, u16);
+
+/// How a reference ends a game: as the database does, playing on to the end from the
+/// captured seeds split evenly; or by the game's own end, for every split of them that
+/// leaves the game ongoing (the scored database).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ends {
+    PlayedOut,
+    OwnEnd,
+}
+
+/// The database's key of a board: its scores are the even split.
+fn played_out_key<G: Game>(game: &G, board: &[u8], side: Player) -> Key {
+    let seeds: usize = board.iter().map(|&c| usize::from(c)).sum();
+    (board.to_vec(), side, endgame_scores(game.total_seeds(), seeds)[Player::South])
+}
+
+/// South's scores that the references value a layer with.
+fn splits<G: Game>(game: &G, seeds: usize, ends: Ends) -> Vec<u16> {
+    let total = game.total_seeds();
+    let captured = total - seeds as u16;
+    match ends {
+        Ends::PlayedOut => vec![endgame_scores(total, seeds)[Player::South]],
+        Ends::OwnEnd if !game.stops_at_majority() => (0..=captured).collect(),
+        Ends::OwnEnd => (0..=captured).filter(|s| *s <= total / 2 && captured - s <= total / 2).collect(),
+    }
+}
 
 fn every_board(pits: usize, seeds: usize) -> Vec<Vec<u8>> {
     fn go(prefix: &mut Vec<u8>, pits: usize, left: usize, out: &mut Vec<Vec<u8>>) {
@@ -31,11 +60,18 @@ fn every_board(pits: usize, seeds: usize) -> Vec<Vec<u8>> {
     out
 }
 
-fn position<G: Game>(game: &G, board: &[u8], side: Player) -> (G::Position, ByPlayer<u16>) {
+fn position<G: Game>(game: &G, key: &Key) -> (G::Position, ByPlayer<u16>) {
+    let (board, side, south) = key;
     let seeds: usize = board.iter().map(|&c| usize::from(c)).sum();
-    let scores = endgame_scores(game.total_seeds(), seeds);
-    let setup =
-        Setup { side, scores, pits: board.to_vec(), controllers: None, status: "ongoing".into(), ..Setup::default() };
+    let scores = ByPlayer::new(*south, game.total_seeds() - seeds as u16 - south);
+    let setup = Setup {
+        side: *side,
+        scores,
+        pits: board.to_vec(),
+        controllers: None,
+        status: "ongoing".into(),
+        ..Setup::default()
+    };
     (game.from_setup(&setup).unwrap(), scores)
 }
 
@@ -46,9 +82,15 @@ fn finished<G: Game>(game: &G, pos: &G::Position, scores: ByPlayer<u16>) -> Opti
     Some(o.margin_for(me) - (i32::from(scores[me]) - i32::from(scores[!me])))
 }
 
-/// A move's seeds gained (mover minus opponent), the position after it, and whether the
-/// mover moves again.
-fn moves<G: Game>(game: &G, pos: &G::Position, scores: ByPlayer<u16>) -> Vec<(i32, Key, bool)> {
+/// A move's seeds gained (mover minus opponent), the position after it (or, when the game's
+/// own end stops it there, the value of that end beyond the scores after the move), and
+/// whether the mover moves again.
+fn moves<G: Game>(
+    game: &G,
+    pos: &G::Position,
+    scores: ByPlayer<u16>,
+    ends: Ends,
+) -> Vec<(i32, Result<Key, i32>, bool)> {
     let me = game.side_to_move(pos);
     game.legal_moves(pos)
         .iter()
@@ -59,7 +101,14 @@ fn moves<G: Game>(game: &G, pos: &G::Position, scores: ByPlayer<u16>) -> Vec<(i3
             let gained =
                 (i32::from(after[me]) - i32::from(scores[me])) - (i32::from(after[!me]) - i32::from(scores[!me]));
             let side = game.side_to_move(&next);
-            (gained, (game.pits(&next).to_vec(), side), side == me)
+            let child = match ends {
+                Ends::PlayedOut => Ok(played_out_key(game, game.pits(&next), side)),
+                Ends::OwnEnd => match finished(game, &next, after) {
+                    Some(v) => Err(v),
+                    None => Ok((game.pits(&next).to_vec(), side, after[Player::South])),
+                },
+            };
+            (gained, child, side == me)
         })
         .collect()
 }
@@ -69,13 +118,13 @@ fn minimax<G: Game>(game: &G, key: &Key, memo: &mut HashMap<Key, i32>) -> i32 {
     if let Some(&v) = memo.get(key) {
         return v;
     }
-    let (pos, scores) = position(game, &key.0, key.1);
+    let (pos, scores) = position(game, key);
     let v = match finished(game, &pos, scores) {
         Some(v) => v,
-        None => moves(game, &pos, scores)
+        None => moves(game, &pos, scores, Ends::PlayedOut)
             .into_iter()
             .map(|(gained, child, same)| {
-                let v = minimax(game, &child, memo);
+                let v = minimax(game, &child.expect("played out, a game goes on"), memo);
                 gained + if same { v } else { -v }
             })
             .max()
@@ -89,7 +138,7 @@ fn minimax<G: Game>(game: &G, key: &Key, memo: &mut HashMap<Key, i32>) -> i32 {
 /// positions whose mover can force a value of at least `t` in finitely many moves, and
 /// `hold_to[t]` those where the opponent can hold the mover to at most `t`; both are least
 /// fixed points, grown until nothing changes.
-fn attractor_values<G: Game>(game: &G, max_seeds: usize) -> HashMap<Key, i32> {
+fn attractor_values<G: Game>(game: &G, max_seeds: usize, ends: Ends) -> HashMap<Key, i32> {
     let pits = game.pits(&game.start()).len();
     let mut values: HashMap<Key, i32> = HashMap::new();
     for seeds in 0..=max_seeds {
@@ -100,27 +149,36 @@ fn attractor_values<G: Game>(game: &G, max_seeds: usize) -> HashMap<Key, i32> {
         let mut inner: HashMap<Key, Vec<(Key, bool)>> = HashMap::new();
         for board in every_board(pits, seeds) {
             for side in Player::BOTH {
-                let key = (board.clone(), side);
-                let (pos, scores) = position(game, &board, side);
-                if let Some(v) = finished(game, &pos, scores) {
-                    fixed.insert(key.clone(), v);
-                } else {
-                    let mut ex = Vec::new();
-                    let mut inn = Vec::new();
-                    for (gained, child, same) in moves(game, &pos, scores) {
-                        let child_seeds: usize = child.0.iter().map(|&c| usize::from(c)).sum();
-                        if child_seeds < seeds {
-                            let v = values[&child];
-                            ex.push(gained + if same { v } else { -v });
-                        } else {
-                            assert_eq!(gained, 0);
-                            inn.push((child, same));
+                for south in splits(game, seeds, ends) {
+                    let key = (board.clone(), side, south);
+                    let (pos, scores) = position(game, &key);
+                    if let Some(v) = finished(game, &pos, scores) {
+                        fixed.insert(key.clone(), v);
+                    } else {
+                        let mut ex = Vec::new();
+                        let mut inn = Vec::new();
+                        for (gained, child, same) in moves(game, &pos, scores, ends) {
+                            let child = match child {
+                                Err(end) => {
+                                    ex.push(gained + if same { end } else { -end });
+                                    continue;
+                                }
+                                Ok(child) => child,
+                            };
+                            let child_seeds: usize = child.0.iter().map(|&c| usize::from(c)).sum();
+                            if child_seeds < seeds {
+                                let v = values[&child];
+                                ex.push(gained + if same { v } else { -v });
+                            } else {
+                                assert_eq!(gained, 0);
+                                inn.push((child, same));
+                            }
                         }
+                        exits.insert(key.clone(), ex);
+                        inner.insert(key.clone(), inn);
                     }
-                    exits.insert(key.clone(), ex);
-                    inner.insert(key.clone(), inn);
+                    keys.push(key);
                 }
-                keys.push(key);
             }
         }
         // sets[t + n] for t in -n..=n.
@@ -164,7 +222,7 @@ fn attractor_values<G: Game>(game: &G, max_seeds: usize) -> HashMap<Key, i32> {
             let v = if lo == hi {
                 lo
             } else {
-                let (pos, scores) = position(game, &key.0, key.1);
+                let (pos, scores) = position(game, &key);
                 i32::from(cycle_value(game, &pos, scores)).clamp(lo, hi)
             };
             values.insert(key, v);
@@ -193,7 +251,7 @@ fn kalah_values_equal_plain_minimax_to_the_end() {
     for seeds in 0..=6 {
         for board in every_board(12, seeds) {
             for side in Player::BOTH {
-                let expected = minimax(&game, &(board.clone(), side), &mut memo);
+                let expected = minimax(&game, &played_out_key(&game, &board, side), &mut memo);
                 assert_eq!(i32::from(tb.value(&board, side).unwrap()), expected, "{board:?} {side}");
                 checked += 1;
             }
@@ -206,11 +264,12 @@ fn kalah_values_equal_plain_minimax_to_the_end() {
 fn kalah_values_equal_the_attractor_search_too() {
     let (game, tb, stats) = build_with_stats("kalah:4,3", 7);
     assert_eq!(stats.cyclic, 0, "Kalah cannot cycle");
-    let reference = attractor_values(&game, 7);
+    let reference = attractor_values(&game, 7, Ends::PlayedOut);
     let mut memo = HashMap::new();
-    for ((board, side), v) in &reference {
+    for (key, v) in &reference {
+        let (board, side, _) = key;
         assert_eq!(i32::from(tb.value(board, *side).unwrap()), *v, "{board:?} {side}");
-        assert_eq!(minimax(&game, &(board.clone(), *side), &mut memo), *v, "{board:?} {side}");
+        assert_eq!(minimax(&game, key, &mut memo), *v, "{board:?} {side}");
     }
     assert_eq!(reference.len(), tb.values().len());
 }
@@ -290,9 +349,9 @@ fn oware_values_equal_the_attractor_search_with_the_cycle_rule() {
     // The cycle rule must have been needed, or this would not test it; layer 6 spans two
     // units of parallel work, so the chunked iteration is covered too.
     assert!(stats.cyclic > 0);
-    let reference = attractor_values(&game, 6);
+    let reference = attractor_values(&game, 6, Ends::PlayedOut);
     assert_eq!(reference.len(), tb.values().len());
-    for ((board, side), v) in &reference {
+    for ((board, side, _), v) in &reference {
         assert_eq!(i32::from(tb.value(board, *side).unwrap()), *v, "{board:?} {side}");
     }
 }
@@ -308,7 +367,7 @@ fn oware_variants_equal_the_attractor_search_too() {
     // on the board (a known open defect, see the closing note of the tablebase work).
     for (rules, seeds) in [("oware-capture-all", 5), ("oware houses=3 seeds=4", 10)] {
         let (game, tb) = build(rules, seeds);
-        for ((board, side), v) in attractor_values(&game, seeds) {
+        for ((board, side, _), v) in attractor_values(&game, seeds, Ends::PlayedOut) {
             assert_eq!(i32::from(tb.value(&board, side).unwrap()), v, "{rules}: {board:?} {side}");
         }
     }
@@ -360,4 +419,85 @@ fn unsupported_games_are_refused_by_name() {
     }
     let err = Tablebase::build(&parse_rules("kalah:2,1").unwrap(), 5, &|_| {}).unwrap_err().to_string();
     assert!(err.contains("only 4 seeds"), "{err}");
+}
+
+fn build_scored(rules: &str, seeds: usize) -> (AnyGame, ScoredTablebase, BuildStats) {
+    let game = parse_rules(rules).unwrap();
+    let (scored, stats) = ScoredTablebase::build_within(&game, seeds, 1 << 30, &|_| {}).unwrap();
+    (game, scored, stats)
+}
+
+#[test]
+fn scored_oware_values_equal_the_attractor_search_with_the_games_own_end() {
+    let (game, scored, stats) = build_scored("oware", 5);
+    let (_, tb) = build("oware", 5);
+    let reference = attractor_values(&game, 5, Ends::OwnEnd);
+    assert_eq!(reference.len() as u64, stats.slots, "a value for every board, side and split");
+    let mut stopped_differently = 0;
+    for (key, v) in &reference {
+        let (pos, scores) = position(&game, key);
+        let probe = scored.probe(&game, &pos).unwrap();
+        // A position the set-up already ends has moved the board's seeds into the scores
+        // that the probe counts from; the final margin is the same either way.
+        let side = key.1;
+        let already = i32::from(scores[side]) - i32::from(scores[!side]);
+        assert_eq!(probe.final_margin, already + v, "{key:?}");
+        if !game.status(&pos).is_over() && tb.probe(&game, &pos).unwrap().value != probe.value {
+            stopped_differently += 1;
+        }
+    }
+    // Were the stop at a majority never to matter, this would not test it.
+    assert!(stopped_differently > 100, "{stopped_differently}");
+}
+
+#[test]
+fn scored_values_equal_the_databases_where_no_majority_stops_the_game() {
+    // Kalah has no stop at a majority: every split of the captured seeds has the database's
+    // values, moves and best moves.
+    let (game, scored, _) = build_scored("kalah", 5);
+    let (_, tb) = build("kalah", 5);
+    let mut checked = 0;
+    for seeds in 0..=5 {
+        for board in every_board(12, seeds) {
+            for side in Player::BOTH {
+                for south in splits(&game, seeds, Ends::OwnEnd) {
+                    let (pos, _) = position(&game, &(board.clone(), side, south));
+                    assert_eq!(scored.probe(&game, &pos), tb.probe(&game, &pos), "{board:?} {side} {south}");
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 20_000, "{checked}");
+}
+
+#[test]
+fn in_oware_a_majority_can_change_the_best_move() {
+    let (game, scored, _) = build_scored("oware", 5);
+    let (_, tb) = build("oware", 5);
+    // South has 24 of the 48 seeds: any capture gives it a majority and stops the game, with
+    // what is still on the board uncounted. Played out, both moves end 29 to 19 (+10). By the
+    // game's own end A is worth +7 (the capture it comes to stops the game with seeds left on
+    // the board) and B +10, so only B is best. (Found among the metric's sample positions.)
+    let setup: Setup = "south | 24 19 | 1 2 0 0 0 0 0 0 1 1 0 0 | ongoing".parse().unwrap();
+    let pos = game.from_setup(&setup).unwrap();
+    let (own_end, played_out) = (scored.probe(&game, &pos).unwrap(), tb.probe(&game, &pos).unwrap());
+    assert_eq!((played_out.move_margin(0), played_out.move_margin(1)), (10, 10));
+    assert_eq!((own_end.move_margin(0), own_end.move_margin(1)), (7, 10));
+    assert_eq!(played_out.best.iter().collect::<Vec<_>>(), vec![0, 1]);
+    assert_eq!(own_end.best.iter().collect::<Vec<_>>(), vec![1]);
+    assert_eq!((own_end.final_margin, played_out.final_margin), (10, 10));
+}
+
+#[test]
+fn a_scored_database_too_large_for_the_limit_is_refused() {
+    let game = parse_rules("oware").unwrap();
+    // 0.52 billion values and the work of the largest split: about 0.83 GiB.
+    let Err(err) = ScoredTablebase::build_within(&game, 15, 1 << 28, &|_| {}) else { panic!("built past the limit") };
+    let err = err.to_string();
+    assert!(err.contains("up to 15 seeds") && err.contains("the limit is 256.0 MiB"), "{err}");
+    let Err(err) = ScoredTablebase::build_within(&parse_rules("ouril").unwrap(), 3, 1 << 30, &|_| {}) else {
+        panic!("built for Ouril")
+    };
+    assert!(err.to_string().contains("Oware and Kalah only"), "{err}");
 }

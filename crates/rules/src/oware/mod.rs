@@ -710,6 +710,10 @@ impl Game for Oware {
         self.options.cycle == Cycle::Repetition
     }
 
+    fn stops_at_majority(&self) -> bool {
+        true
+    }
+
     fn settle_cycle(&self, pos: &mut OwarePosition) {
         self.collect_rows(pos);
     }

@@ -1442,6 +1442,10 @@ impl Game for Described {
         self.r().cycle == CycleDesc::Repetition
     }
 
+    fn stops_at_majority(&self) -> bool {
+        self.r().majority
+    }
+
     fn settle_cycle(&self, pos: &mut DescribedPosition) {
         self.collect(pos);
     }
