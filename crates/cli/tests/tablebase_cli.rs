@@ -153,3 +153,34 @@ fn accuracy_splits_its_figures_by_seeds_and_by_margin() {
     assert!(!out.status.success());
     assert!(text(&out).1.contains("--pick value:3: expected visits, value or value:S"), "{}", text(&out).1);
 }
+
+#[test]
+fn accuracy_judges_by_the_games_own_end_on_request() {
+    // The last figure of a line such as "best move by the game's own end: 96.7%".
+    let figure = |stdout: &str, label: &str| -> f64 {
+        let line = stdout.lines().find(|l| l.starts_with(label)).unwrap_or_else(|| panic!("no {label}: {stdout}"));
+        line.rsplit(' ').next().unwrap().trim_end_matches('%').parse().unwrap()
+    };
+    let own_end = "best move by the game's own end: ";
+    let perfect = "a player perfect by the game's own end, judged by the database's best moves: ";
+    let played_out = "best move (16 simulations, pick value:0.5): ";
+    let run = |db: &PathBuf| {
+        let args = ["tablebase", "accuracy", "--db", db.to_str().unwrap(), "--positions", "300", "--simulations", "16"];
+        let out = mz(&[&args[..], &["--real-end"]].concat());
+        assert!(out.status.success(), "{}", text(&out).1);
+        text(&out).0
+    };
+    // Kalah has no stop at a majority: the game's own end is the database's, move for move.
+    let kalah = run(&build("kalah", "6", "kalah6-real-end.mztb"));
+    assert_eq!(figure(&kalah, perfect), 100.0, "{kalah}");
+    assert_eq!(figure(&kalah, own_end), figure(&kalah, played_out), "{kalah}");
+    // Oware's stop changes some best moves of the fuller boards, so even perfect play by the real
+    // rules misses some of the database's.
+    let oware = run(&build("oware", "8", "oware8-real-end.mztb"));
+    assert!(figure(&oware, perfect) < 100.0, "{oware}");
+    assert!(oware.contains("5-8 seeds on the board"), "{oware}");
+    // Without the flag the section is not printed (nor built).
+    let db = build("oware", "4", "oware4-no-real-end.mztb");
+    let out = mz(&["tablebase", "accuracy", "--db", db.to_str().unwrap(), "--positions", "50", "--simulations", "8"]);
+    assert!(out.status.success() && !text(&out).0.contains(own_end), "{}", text(&out).0);
+}

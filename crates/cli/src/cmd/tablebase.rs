@@ -6,7 +6,9 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use mancala_rules::{Game, Setup, parse_rules};
-use mancala_tablebase::{EndgameAccuracy, EndgameJudgement, Tablebase, sample_positions};
+use mancala_tablebase::{
+    EndgameAccuracy, EndgameJudgement, RealEndJudgement, ScoredTablebase, Tablebase, sample_positions,
+};
 
 /// Arguments of `mancala-zero tablebase`.
 #[derive(clap::Args, Debug)]
@@ -59,6 +61,12 @@ struct AccuracyArgs {
     /// `solver=true`).
     #[arg(long)]
     solver: bool,
+    /// Also judge the moves by the game's own end, where Oware stops at a majority and
+    /// leaves the board's seeds uncounted (the database plays to the end): builds those
+    /// values in memory first, one table for every split of the captured seeds (Oware to 15
+    /// seeds: about 0.8 GiB and a few minutes).
+    #[arg(long)]
+    real_end: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -139,12 +147,17 @@ fn accuracy(args: AccuracyArgs) -> anyhow::Result<()> {
     };
     let guide = mancala_agents::Guide::network(meta, net, "net");
     let mut agent = mancala_agents::build_player(&game, &guide, None, &settings, 1, "net".into())?;
+    // Built before the search, so a database too large for the machine is refused at once.
+    let scored = if args.real_end { Some(build_scored(&game, tb.max_seeds())?) } else { None };
     let sample = sample_positions(&game, &tb, args.positions, 0xe4d9);
     let a = game.action_space();
     let (mut policy, mut value) = (vec![0.0; a], [0.0f32]);
+    let mut played = Vec::with_capacity(sample.len());
     let judged = mancala_tablebase::endgame_judgements(&game, &tb, &sample, |pos| {
         evaluator.evaluate(&game, std::slice::from_ref(pos), &mut policy, &mut value);
-        (value[0], agent.choose(&mancala_rules::Line::from_position(game.clone(), *pos)))
+        let action = agent.choose(&mancala_rules::Line::from_position(game.clone(), *pos));
+        played.push((*pos, action));
+        (value[0], action)
     });
     let acc = EndgameAccuracy::of(&judged);
     println!("positions: {} with at most {} seeds on the board", acc.positions, tb.max_seeds());
@@ -160,7 +173,54 @@ fn accuracy(args: AccuracyArgs) -> anyhow::Result<()> {
         mancala_tablebase::result_only_best_move(&game, &tb, &sample) * 100.0
     );
     print_breakdown(&judged, tb.max_seeds());
+    if let Some(scored) = scored {
+        let real = mancala_tablebase::real_end_judgements(&game, &tb, &scored, &played);
+        print_real_end(&real, tb.max_seeds());
+    }
     Ok(())
+}
+
+/// The scored database of the game's own end, with a progress bar.
+fn build_scored(game: &mancala_rules::AnyGame, seeds: usize) -> anyhow::Result<ScoredTablebase> {
+    let bar = ProgressBar::new(0);
+    bar.set_style(
+        ProgressStyle::with_template("{msg:>10} [{elapsed_precise}] {wide_bar} {pos}/{len} positions ({eta})")
+            .expect("a valid template"),
+    );
+    let (scored, _) = ScoredTablebase::build_within(game, seeds, mancala_tablebase::DEFAULT_MEMORY_LIMIT, &|p| {
+        bar.set_length(p.total);
+        bar.set_position(p.done);
+        bar.set_message(format!("{} seeds", p.seeds));
+    })
+    .context("building the values of the game's own end (--real-end)")?;
+    bar.finish_and_clear();
+    Ok(scored)
+}
+
+/// The moves judged by the game's own end, beside what a player perfect there scores on the
+/// database's best moves (the ceiling the figure above has for a player of the real game).
+fn print_real_end(real: &[RealEndJudgement], max_seeds: usize) {
+    let third = (max_seeds / 3).max(1);
+    let share = |part: &[&RealEndJudgement]| {
+        let n = part.len().max(1) as f64;
+        (
+            part.len(),
+            100.0 * part.iter().filter(|j| j.move_right).count() as f64 / n,
+            100.0 * part.iter().map(|j| j.perfect_on_database).sum::<f64>() / n,
+        )
+    };
+    let all: Vec<&RealEndJudgement> = real.iter().collect();
+    let (n, right, perfect) = share(&all);
+    println!("by the game's own end (a majority stops the game; {n} positions):");
+    println!("best move by the game's own end: {right:.1}%");
+    println!("a player perfect by the game's own end, judged by the database's best moves: {perfect:.1}%");
+    println!("{:<28} {:>9} {:>10} {:>22}", "", "positions", "best move", "perfect, on database");
+    for (lo, hi) in [(1, third), (third + 1, 2 * third), (2 * third + 1, max_seeds)].into_iter().filter(|(l, h)| l <= h)
+    {
+        let part: Vec<&RealEndJudgement> = real.iter().filter(|j| (lo..=hi).contains(&usize::from(j.seeds))).collect();
+        let (n, right, perfect) = share(&part);
+        println!("{:<28} {n:>9} {right:>9.1}% {perfect:>21.1}%", format!("{lo}-{hi} seeds on the board"));
+    }
 }
 
 /// The figures split by seeds on the board (thirds of the database's range) and by how
