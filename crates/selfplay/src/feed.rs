@@ -31,10 +31,25 @@ pub fn database_rows<G: Game>(
     seed: u64,
     draw: SeedDraw,
 ) -> Vec<Row> {
+    database_rows_with(game, lay, tablebase, count, seed, draw, |pos| tablebase.probe(game, pos))
+}
+
+/// [`database_rows`] with each drawn position's targets from `targets`: the database's own
+/// probe, or a [`mancala_tablebase::ScoredTablebase`]'s, to teach the best moves and margins
+/// of the game's own end (where Oware stops at a majority) instead of the played-out ones.
+pub fn database_rows_with<G: Game>(
+    game: &G,
+    lay: &Layout,
+    tablebase: &Tablebase,
+    count: usize,
+    seed: u64,
+    draw: SeedDraw,
+    targets: impl Fn(&G::Position) -> Option<Probe>,
+) -> Vec<Row> {
     sample_positions_drawn(game, tablebase, count, seed, draw)
         .iter()
         .filter_map(|pos| {
-            let probe = tablebase.probe(game, pos)?;
+            let probe = targets(pos)?;
             if probe.best.is_empty() {
                 return None;
             }

@@ -11,7 +11,7 @@ pub mod shard;
 pub mod window;
 
 pub use config::{Inference, SelfPlayConfig};
-pub use feed::database_rows;
+pub use feed::{database_rows, database_rows_with};
 pub use generator::{SelfPlayOutput, play_games, play_games_pipelined, play_games_served};
 pub use record::{GameRecord, Row};
 pub use shard::{ShardError, ShardHeader, parse_shard, read_shard, shard_bytes, write_shard};

@@ -164,3 +164,31 @@ fn the_feed_drawn_by_seeds_leans_to_full_boards() {
         assert_eq!(row.inputs, inputs);
     }
 }
+
+#[test]
+fn the_feed_can_teach_the_games_own_end() {
+    // The same positions, with the targets of a scored database: where Oware's stop at a
+    // majority changes the best moves, the rows' policy follows the game's own end.
+    let game = parse_rules("oware:4,3").unwrap();
+    let (tb, _) = Tablebase::build(&game, 8, &|_| {}).unwrap();
+    let (scored, _) = mancala_tablebase::ScoredTablebase::build_within(&game, 8, 1 << 30, &|_| {}).unwrap();
+    let lay = mancala_encoding::layout(&game);
+    let played_out = mancala_selfplay::database_rows(&game, &lay, &tb, 300, 4, SeedDraw::Uniform);
+    let own_end = mancala_selfplay::database_rows_with(&game, &lay, &tb, 300, 4, SeedDraw::Uniform, |pos| {
+        scored.probe(&game, pos)
+    });
+    let positions = mancala_tablebase::sample_positions(&game, &tb, 300, 4);
+    assert_eq!(own_end.len(), 300);
+    let mut policies_differ = 0;
+    for ((own, out), pos) in own_end.iter().zip(&played_out).zip(&positions) {
+        let probe = scored.probe(&game, pos).unwrap();
+        assert_eq!(own.inputs, out.inputs, "the same positions");
+        assert_eq!(own.outcome, probe.result());
+        assert_eq!(own.outcome, out.outcome, "a majority cannot be overturned");
+        for a in 0..game.action_space() {
+            assert_eq!(own.policy[a] > 0.0, probe.best.contains(a as u8), "move {a}");
+        }
+        policies_differ += usize::from(own.policy != out.policy);
+    }
+    assert!(policies_differ > 0, "no position of 300 where the stop changes the best moves");
+}

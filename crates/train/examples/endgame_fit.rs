@@ -12,7 +12,7 @@
 //! mancala-zero tablebase build --game oware --seeds 15 --out oware-15.tb
 //! cargo run --release -p mancala-train --example endgame_fit -- oware-15.tb \
 //!     width=128 blocks=4 arch=mlp minutes=20 [average=1000] [encoding=2] [margin_bins=97]
-//!     [margin_weight=0.25] [from=MODEL.mzm] [out=FIT.mzm]
+//!     [margin_weight=0.25] [from=MODEL.mzm] [out=FIT.mzm] [ends=played-out|own]
 //! ```
 //!
 //! `from` starts from a model file (its shape, its input encoding) instead of a fresh
@@ -20,7 +20,10 @@
 //! build's (any it reads), to compare what two versions let a network hold; `out` writes the
 //! fitted network as a model file. `margin_bins` gives a fresh network a distributional
 //! margin head (`network.margin_bins` of a run), `margin_weight` weighs its loss
-//! (`training.margin_weight`).
+//! (`training.margin_weight`). `ends=own` takes the targets (best moves, result, margin) from
+//! a scored database built first, so the network learns the game's own end (Oware's stop at a
+//! majority) instead of the database's played-out one; the figures printed stay the
+//! database's, so judge the result with `tablebase accuracy --real-end --model FIT.mzm`.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -33,9 +36,11 @@ use mancala_nn::{
     Architecture, Learner, LrSchedule, ModelMeta, NetConfig, NeuralEvaluator, OptimConfig, load_model, save_model,
 };
 use mancala_rules::{Game, parse_rules};
-use mancala_selfplay::database_rows;
 use mancala_selfplay::window::push_row;
-use mancala_tablebase::{SeedDraw, Tablebase, endgame_accuracy, sample_positions};
+use mancala_selfplay::{database_rows, database_rows_with};
+use mancala_tablebase::{
+    DEFAULT_MEMORY_LIMIT, ScoredTablebase, SeedDraw, Tablebase, endgame_accuracy, sample_positions,
+};
 use mancala_train::config::MARGIN_BINS;
 
 struct Args {
@@ -53,13 +58,14 @@ struct Args {
     margin_weight: f32,
     from: Option<PathBuf>,
     out: Option<PathBuf>,
+    own_end: bool,
 }
 
 fn parse_args() -> anyhow::Result<Args> {
     let mut it = std::env::args().skip(1);
     let db = it.next().context(
         "usage: endgame_fit DB [width=N blocks=N arch=mlp|conv minutes=M batch=N lr=X every=N average=N encoding=V \
-         margin_bins=N margin_weight=X from=FILE out=FILE]",
+         margin_bins=N margin_weight=X from=FILE out=FILE ends=played-out|own]",
     )?;
     let mut a = Args {
         db: db.into(),
@@ -76,6 +82,7 @@ fn parse_args() -> anyhow::Result<Args> {
         margin_weight: OptimConfig::default().margin_weight,
         from: None,
         out: None,
+        own_end: false,
     };
     for kv in it {
         let (k, v) = kv.split_once('=').with_context(|| format!("'{kv}': expected key=value"))?;
@@ -100,6 +107,13 @@ fn parse_args() -> anyhow::Result<Args> {
             "margin_weight" => a.margin_weight = v.parse().with_context(bad)?,
             "from" => a.from = Some(v.into()),
             "out" => a.out = Some(v.into()),
+            "ends" => {
+                a.own_end = match v {
+                    "played-out" => false,
+                    "own" => true,
+                    _ => bail!("ends={v}: expected played-out or own"),
+                }
+            }
             _ => bail!("unknown key '{k}'"),
         }
     }
@@ -120,6 +134,12 @@ fn main() -> anyhow::Result<()> {
     let args = parse_args()?;
     let tb = Tablebase::read(&args.db).with_context(|| format!("reading {}", args.db.display()))?;
     let game = parse_rules(tb.rules()).with_context(|| format!("{}: rules", args.db.display()))?;
+    let scored = if args.own_end {
+        let (scored, _) = ScoredTablebase::build_within(&game, tb.max_seeds(), DEFAULT_MEMORY_LIMIT, &|_| {})?;
+        Some(scored)
+    } else {
+        None
+    };
     let infer = Device::flex();
     let train = mancala_nn::training_device("flex")?;
     let (meta, net) = match &args.from {
@@ -208,7 +228,13 @@ fn main() -> anyhow::Result<()> {
             v.clear();
         }
         seed += 1;
-        for row in database_rows(&game, &lay, &tb, args.batch, seed, SeedDraw::Uniform) {
+        let rows = match &scored {
+            Some(scored) => database_rows_with(&game, &lay, &tb, args.batch, seed, SeedDraw::Uniform, |pos| {
+                scored.probe(&game, pos)
+            }),
+            None => database_rows(&game, &lay, &tb, args.batch, seed, SeedDraw::Uniform),
+        };
+        for row in rows {
             push_row(&mut batch, &row, 0.0);
         }
         let l = learner.train_step(&batch);
