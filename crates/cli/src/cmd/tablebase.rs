@@ -211,7 +211,7 @@ fn print_real_end(real: &[RealEndJudgement], max_seeds: usize) {
     };
     let all: Vec<&RealEndJudgement> = real.iter().collect();
     let (n, right, perfect) = share(&all);
-    println!("by the game's own end (a majority stops the game; {n} positions):");
+    println!("judged by the game's own end, not played out ({n} positions; Oware stops at a majority):");
     println!("best move by the game's own end: {right:.1}%");
     println!("a player perfect by the game's own end, judged by the database's best moves: {perfect:.1}%");
     println!("{:<28} {:>9} {:>10} {:>22}", "", "positions", "best move", "perfect, on database");
