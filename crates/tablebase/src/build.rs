@@ -138,6 +138,19 @@ pub fn human_bytes(bytes: f64) -> String {
     unreachable!("the last unit returns")
 }
 
+/// Refuses a seed limit above the game's seeds or above what a byte holds.
+pub(crate) fn check_seed_limit<G: Game>(game: &G, max_seeds: usize) -> Result<(), TablebaseError> {
+    let total = game.total_seeds();
+    let bad = |reason: String| TablebaseError::BadSeedLimit { rules: game.rules_string(), seeds: max_seeds, reason };
+    if max_seeds > usize::from(total) {
+        return Err(bad(format!("the game has only {total} seeds")));
+    }
+    if max_seeds > 127 {
+        return Err(bad("values are stored in one byte: 127 seeds at most".into()));
+    }
+    Ok(())
+}
+
 /// Builds the database of `game` for every board of up to `max_seeds` seeds, within
 /// [`DEFAULT_MEMORY_LIMIT`].
 ///
@@ -165,14 +178,7 @@ pub fn build_within<G: Game>(
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<(Tablebase, BuildStats), TablebaseError> {
     let started = Instant::now();
-    let total = game.total_seeds();
-    let bad = |reason: String| TablebaseError::BadSeedLimit { rules: game.rules_string(), seeds: max_seeds, reason };
-    if max_seeds > usize::from(total) {
-        return Err(bad(format!("the game has only {total} seeds")));
-    }
-    if max_seeds > 127 {
-        return Err(bad("values are stored in one byte: 127 seeds at most".into()));
-    }
+    check_seed_limit(game, max_seeds)?;
     let pits = game.pits(&game.start()).len();
     let too_large = |reason: String| TablebaseError::TooLarge {
         rules: game.rules_string(),

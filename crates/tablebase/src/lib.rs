@@ -244,46 +244,58 @@ impl Tablebase {
     /// `pos` is outside the database. A finished game has no moves and the value its end
     /// gave. `game` must be the database's game (see [`Tablebase::check_game`]).
     pub fn probe<G: Game>(&self, game: &G, pos: &G::Position) -> Option<Probe> {
-        let me = game.side_to_move(pos);
-        let scores = game.scores(pos);
-        let already = i32::from(scores[me]) - i32::from(scores[!me]);
-        let mut probe = Probe {
-            value: 0,
-            move_values: [0; MAX_ACTIONS],
-            legal: MoveMask::EMPTY,
-            best: MoveMask::EMPTY,
-            final_margin: 0,
-        };
-        if let Some(outcome) = game.status(pos).outcome() {
-            let margin = outcome.margin_for(me);
-            probe.value = (margin - already) as i8;
-            probe.final_margin = margin;
-            return Some(probe);
-        }
-        probe.value = self.value(game.pits(pos), me)?;
-        probe.final_margin = already + i32::from(probe.value);
-        probe.legal = game.legal_moves(pos);
-        let mut best = i32::MIN;
-        for action in probe.legal {
-            let mut next = *pos;
-            game.play_unchecked(&mut next, action);
-            let after = game.scores(&next);
-            let gained =
-                (i32::from(after[me]) - i32::from(scores[me])) - (i32::from(after[!me]) - i32::from(scores[!me]));
-            let side = game.side_to_move(&next);
-            let v = i32::from(self.value(game.pits(&next), side).expect("sowing never adds seeds to the board"));
-            let value = gained + if side == me { v } else { -v };
-            probe.move_values[usize::from(action)] = value as i8;
-            if value > best {
-                best = value;
-                probe.best = MoveMask::EMPTY;
-            }
-            if value == best {
-                probe.best.insert(action);
-            }
-        }
-        Some(probe)
+        // Played out: a position's value is its board's, whether or not the game stopped there.
+        probe_by(game, pos, |p| self.value(game.pits(p), game.side_to_move(p)).map(i32::from))
     }
+}
+
+/// The probe of `pos` given `value_beyond`, the value of an unfinished position for its mover
+/// beyond its scores (`None` outside the database): a finished game has no moves and the
+/// value its end gave; otherwise each legal move is worth what it gains plus the value after
+/// it, and the best moves are those worth most. Shared by the database and the scored one.
+pub(crate) fn probe_by<G: Game>(
+    game: &G,
+    pos: &G::Position,
+    value_beyond: impl Fn(&G::Position) -> Option<i32>,
+) -> Option<Probe> {
+    let me = game.side_to_move(pos);
+    let scores = game.scores(pos);
+    let already = i32::from(scores[me]) - i32::from(scores[!me]);
+    let mut probe = Probe {
+        value: 0,
+        move_values: [0; MAX_ACTIONS],
+        legal: MoveMask::EMPTY,
+        best: MoveMask::EMPTY,
+        final_margin: 0,
+    };
+    if let Some(outcome) = game.status(pos).outcome() {
+        let margin = outcome.margin_for(me);
+        probe.value = (margin - already) as i8;
+        probe.final_margin = margin;
+        return Some(probe);
+    }
+    let value = value_beyond(pos)?;
+    probe.value = value as i8;
+    probe.final_margin = already + value;
+    probe.legal = game.legal_moves(pos);
+    let mut best = i32::MIN;
+    for action in probe.legal {
+        let mut next = *pos;
+        game.play_unchecked(&mut next, action);
+        let after = game.scores(&next);
+        let gained = (i32::from(after[me]) - i32::from(scores[me])) - (i32::from(after[!me]) - i32::from(scores[!me]));
+        let v = value_beyond(&next).expect("sowing never adds seeds to the board");
+        let value = gained + if game.side_to_move(&next) == me { v } else { -v };
+        probe.move_values[usize::from(action)] = value as i8;
+        if value > best {
+            best = value;
+            probe.best = MoveMask::EMPTY;
+        }
+        if value == best {
+            probe.best.insert(action);
+        }
+    }
+    Some(probe)
 }
 
 /// Refuses games the database cannot describe.

@@ -19,12 +19,14 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use mancala_rules::{AnyGame, ByPlayer, Game, MAX_ACTIONS, MoveMask, Player};
+use mancala_rules::{AnyGame, ByPlayer, Game, Player};
 
-use crate::build::{BuildStats, LayerBuilt, Progress, binomial, build_layer, count, finished_value, human_bytes};
+use crate::build::{
+    BuildStats, LayerBuilt, Progress, binomial, build_layer, check_seed_limit, count, finished_value, human_bytes,
+};
 use crate::error::TablebaseError;
 use crate::index::Indexer;
-use crate::{Probe, check_supported};
+use crate::{Probe, check_supported, probe_by};
 
 /// Bytes a position of the split being built holds while it is built (as the database's
 /// build).
@@ -113,43 +115,7 @@ impl ScoredTablebase {
     /// moves, as [`Tablebase::probe`](crate::Tablebase::probe) answers by playing to the end.
     /// `None` outside the database. `game` must be its game.
     pub fn probe<G: Game>(&self, game: &G, pos: &G::Position) -> Option<Probe> {
-        let me = game.side_to_move(pos);
-        let scores = game.scores(pos);
-        let already = i32::from(scores[me]) - i32::from(scores[!me]);
-        let mut probe = Probe {
-            value: 0,
-            move_values: [0; MAX_ACTIONS],
-            legal: MoveMask::EMPTY,
-            best: MoveMask::EMPTY,
-            final_margin: 0,
-        };
-        let value = value_beyond(game, &self.indexer, &self.layers, pos)?;
-        probe.value = value as i8;
-        probe.final_margin = already + value;
-        if game.status(pos).is_over() {
-            return Some(probe);
-        }
-        probe.legal = game.legal_moves(pos);
-        let mut best = i32::MIN;
-        for action in probe.legal {
-            let mut next = *pos;
-            game.play_unchecked(&mut next, action);
-            let after = game.scores(&next);
-            let gained =
-                (i32::from(after[me]) - i32::from(scores[me])) - (i32::from(after[!me]) - i32::from(scores[!me]));
-            let v =
-                value_beyond(game, &self.indexer, &self.layers, &next).expect("sowing never adds seeds to the board");
-            let value = gained + if game.side_to_move(&next) == me { v } else { -v };
-            probe.move_values[usize::from(action)] = value as i8;
-            if value > best {
-                best = value;
-                probe.best = MoveMask::EMPTY;
-            }
-            if value == best {
-                probe.best.insert(action);
-            }
-        }
-        Some(probe)
+        probe_by(game, pos, |p| value_beyond(game, &self.indexer, &self.layers, p))
     }
 }
 
@@ -178,13 +144,7 @@ fn build_scored<G: Game>(
     let started = Instant::now();
     let total = game.total_seeds();
     let pits = game.pits(&game.start()).len();
-    let bad = |reason: String| TablebaseError::BadSeedLimit { rules: game.rules_string(), seeds: max_seeds, reason };
-    if max_seeds > usize::from(total) {
-        return Err(bad(format!("the game has only {total} seeds")));
-    }
-    if max_seeds > 127 {
-        return Err(bad("values are stored in one byte: 127 seeds at most".into()));
-    }
+    check_seed_limit(game, max_seeds)?;
     let (positions, need) = scored_size(game, max_seeds);
     let too_large = |reason: String| TablebaseError::TooLarge {
         rules: game.rules_string(),

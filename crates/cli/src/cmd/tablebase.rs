@@ -180,19 +180,28 @@ fn accuracy(args: AccuracyArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The scored database of the game's own end, with a progress bar.
-fn build_scored(game: &mancala_rules::AnyGame, seeds: usize) -> anyhow::Result<ScoredTablebase> {
+/// A progress bar for a build, layer by layer.
+fn layer_bar() -> ProgressBar {
     let bar = ProgressBar::new(0);
     bar.set_style(
         ProgressStyle::with_template("{msg:>10} [{elapsed_precise}] {wide_bar} {pos}/{len} positions ({eta})")
             .expect("a valid template"),
     );
-    let (scored, _) = ScoredTablebase::build_within(game, seeds, mancala_tablebase::DEFAULT_MEMORY_LIMIT, &|p| {
-        bar.set_length(p.total);
-        bar.set_position(p.done);
-        bar.set_message(format!("{} seeds", p.seeds));
-    })
-    .context("building the values of the game's own end (--real-end)")?;
+    bar
+}
+
+fn show_layer(bar: &ProgressBar, p: mancala_tablebase::Progress) {
+    bar.set_length(p.total);
+    bar.set_position(p.done);
+    bar.set_message(format!("{} seeds", p.seeds));
+}
+
+/// The scored database of the game's own end, with a progress bar.
+fn build_scored(game: &mancala_rules::AnyGame, seeds: usize) -> anyhow::Result<ScoredTablebase> {
+    let bar = layer_bar();
+    let (scored, _) =
+        ScoredTablebase::build_within(game, seeds, mancala_tablebase::DEFAULT_MEMORY_LIMIT, &|p| show_layer(&bar, p))
+            .context("building the values of the game's own end (--real-end)")?;
     bar.finish_and_clear();
     Ok(scored)
 }
@@ -272,17 +281,9 @@ fn build(args: BuildArgs) -> anyhow::Result<()> {
             .build_global()
             .context("cannot start the worker threads")?;
     }
-    let bar = ProgressBar::new(0);
-    bar.set_style(
-        ProgressStyle::with_template("{msg:>10} [{elapsed_precise}] {wide_bar} {pos}/{len} positions ({eta})")
-            .expect("a valid template"),
-    );
+    let bar = layer_bar();
     let started = Instant::now();
-    let (tb, stats) = Tablebase::build(&game, args.seeds, &|p| {
-        bar.set_length(p.total);
-        bar.set_position(p.done);
-        bar.set_message(format!("{} seeds", p.seeds));
-    })?;
+    let (tb, stats) = Tablebase::build(&game, args.seeds, &|p| show_layer(&bar, p))?;
     bar.finish_and_clear();
     let built = started.elapsed();
     tb.write(&args.out)?;
