@@ -6,7 +6,7 @@ use std::sync::Arc;
 use mancala_mcts::{Evaluator, utility};
 use mancala_rules::Game;
 
-use crate::Tablebase;
+use crate::{Probe, ScoredTablebase, Tablebase};
 
 /// Answers a position inside the database with the game's result under perfect play (+1
 /// win, 0 draw, -1 loss for the mover, from the score difference plus the database value)
@@ -15,6 +15,9 @@ use crate::Tablebase;
 pub struct TablebaseEvaluator<G: Game, E> {
     /// `None`: every position goes to `inner` (a self-play run without a database).
     tablebase: Option<Arc<Tablebase>>,
+    /// When set, the values of the game's own end answer instead (a game that stops at a
+    /// majority; see [`ScoredTablebase`]), for the same positions.
+    scored: Option<Arc<ScoredTablebase>>,
     inner: E,
     misses: Vec<usize>,
     batch: Vec<G::Position>,
@@ -47,6 +50,7 @@ impl<G: Game, E> TablebaseEvaluator<G, E> {
         }
         Ok(TablebaseEvaluator {
             tablebase,
+            scored: None,
             inner,
             misses: Vec::new(),
             batch: Vec::new(),
@@ -66,6 +70,38 @@ impl<G: Game, E> TablebaseEvaluator<G, E> {
         self
     }
 
+    /// The same evaluator answering by the game's own end: `scored`'s values instead of the
+    /// database's, at the same positions (no effect without a database).
+    ///
+    /// # Errors
+    /// [`crate::TablebaseError::WrongGame`] when `scored` is for other rules, or reaches
+    /// fewer seeds than the database.
+    pub fn with_scored(mut self, game: &G, scored: Arc<ScoredTablebase>) -> Result<Self, crate::TablebaseError> {
+        if scored.rules() != game.rules_string() {
+            return Err(crate::TablebaseError::WrongGame {
+                database: scored.rules().to_string(),
+                game: game.rules_string(),
+            });
+        }
+        if let Some(tb) = &self.tablebase
+            && scored.max_seeds() < tb.max_seeds()
+        {
+            return Err(crate::TablebaseError::WrongGame {
+                database: format!("{} to {} seeds", scored.rules(), scored.max_seeds()),
+                game: format!("{} to {} seeds", game.rules_string(), tb.max_seeds()),
+            });
+        }
+        self.scored = Some(scored);
+        Ok(self)
+    }
+
+    fn probe(&self, tablebase: &Tablebase, game: &G, pos: &G::Position) -> Option<Probe> {
+        match &self.scored {
+            Some(scored) => scored.probe(game, pos),
+            None => tablebase.probe(game, pos),
+        }
+    }
+
     pub fn inner(&self) -> &E {
         &self.inner
     }
@@ -77,7 +113,7 @@ impl<G: Game, E> TablebaseEvaluator<G, E> {
 
 impl<G: Game, E: Evaluator<G>> Evaluator<G> for TablebaseEvaluator<G, E> {
     fn evaluate(&mut self, game: &G, positions: &[G::Position], policies: &mut [f32], values: &mut [f32]) {
-        let Some(tablebase) = &self.tablebase else {
+        let Some(tablebase) = self.tablebase.clone() else {
             return self.inner.evaluate(game, positions, policies, values);
         };
         let a = game.action_space();
@@ -85,7 +121,7 @@ impl<G: Game, E: Evaluator<G>> Evaluator<G> for TablebaseEvaluator<G, E> {
         self.batch.clear();
         for (i, pos) in positions.iter().enumerate() {
             self.lookups += 1;
-            match tablebase.probe(game, pos) {
+            match self.probe(&tablebase, game, pos) {
                 Some(probe) if !probe.best.is_empty() => {
                     self.hits += 1;
                     probe.best_policy(&mut policies[i * a..(i + 1) * a]);

@@ -501,3 +501,45 @@ fn a_scored_database_too_large_for_the_limit_is_refused() {
     };
     assert!(err.to_string().contains("Oware and Kalah only"), "{err}");
 }
+
+#[test]
+fn the_search_evaluator_answers_by_the_games_own_end_when_given_the_scored_database() {
+    use std::sync::Arc;
+
+    use mancala_mcts::{Evaluator, UniformEvaluator};
+    use mancala_tablebase::{TablebaseError, TablebaseEvaluator};
+    let (game, scored, _) = build_scored("oware", 5);
+    let (_, tb) = build("oware", 5);
+    let (scored, tb) = (Arc::new(scored), Arc::new(tb));
+    // The position above: played out both moves are best, by the game's own end only B.
+    let setup: Setup = "south | 24 19 | 1 2 0 0 0 0 0 0 1 1 0 0 | ongoing".parse().unwrap();
+    let pos = game.from_setup(&setup).unwrap();
+    let policy_of = |eval: &mut TablebaseEvaluator<AnyGame, UniformEvaluator>| {
+        let (mut policy, mut value) = (vec![0.0; game.action_space()], [0.0f32]);
+        eval.evaluate(&game, &[pos], &mut policy, &mut value);
+        (policy[..2].to_vec(), value[0])
+    };
+    let mut played_out = TablebaseEvaluator::new(&game, tb.clone(), UniformEvaluator).unwrap();
+    let mut own_end = TablebaseEvaluator::new(&game, tb.clone(), UniformEvaluator)
+        .unwrap()
+        .with_scored(&game, scored.clone())
+        .unwrap();
+    assert_eq!(policy_of(&mut played_out), (vec![0.5, 0.5], 1.0));
+    assert_eq!(policy_of(&mut own_end), (vec![0.0, 1.0], 1.0));
+    assert_eq!(own_end.hits, 1);
+    // A scored database of other rules, or of fewer seeds than the database, is refused.
+    let (awale, awale_scored, _) = build_scored("awale", 3);
+    let awale_tb = Arc::new(build("awale", 5).1);
+    let err = TablebaseEvaluator::new(&awale, awale_tb.clone(), UniformEvaluator)
+        .unwrap()
+        .with_scored(&awale, scored.clone())
+        .err()
+        .unwrap();
+    assert!(matches!(err, TablebaseError::WrongGame { .. }), "{err}");
+    let err = TablebaseEvaluator::new(&awale, awale_tb, UniformEvaluator)
+        .unwrap()
+        .with_scored(&awale, Arc::new(awale_scored))
+        .err()
+        .unwrap();
+    assert!(err.to_string().contains("to 3 seeds") && err.to_string().contains("to 5 seeds"), "{err}");
+}

@@ -97,12 +97,39 @@ pub struct EndgameSection {
     /// feed draws them, published as candidate 1. A network reads the endgame better the
     /// more of it it has seen, and a run's feed gives it few rows (docs/experiments.md).
     pub pretrain_steps: u64,
+    /// Which end the exact values play to: `played-out` (the database's: every game played to
+    /// its end, every seed counted) or `own` (the game's own end: a game that stops at a
+    /// majority, as Oware, stops there and leaves the board's seeds uncounted; see
+    /// [`mancala_tablebase::ScoredTablebase`]). The two agree on who wins, not always on the
+    /// margin or the best move. `own` builds a scored database beside the database (Oware to
+    /// 15 seeds: about 80 s and 0.9 GB on two cores) and takes the self-play leaves' values
+    /// and the feed's targets from it; only for games that stop at a majority, and not with
+    /// `adjudicate`.
+    pub ends: Ends,
 }
 
 impl Default for EndgameSection {
     fn default() -> Self {
-        EndgameSection { seeds: 0, adjudicate: false, feed: 0.0, feed_draw: FeedDraw::Uniform, pretrain_steps: 0 }
+        EndgameSection {
+            seeds: 0,
+            adjudicate: false,
+            feed: 0.0,
+            feed_draw: FeedDraw::Uniform,
+            pretrain_steps: 0,
+            ends: Ends::PlayedOut,
+        }
     }
+}
+
+/// `endgame.ends`: which end the run's exact values play to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Ends {
+    /// Every game played to its end, every seed counted (the database's values).
+    #[default]
+    PlayedOut,
+    /// The game's own end (a scored database's values).
+    Own,
 }
 
 /// The most steps `endgame.pretrain_steps` takes (about an hour on one core).
@@ -871,6 +898,40 @@ fn check_endgame(end: &EndgameSection, game: &AnyGame) -> Result<(), TrainError>
     }
     if feed > 0.0 && end.seeds == 0 {
         return Err(bad("endgame.feed", feed, "0 while endgame.seeds is 0: the feed draws from the database"));
+    }
+    if end.ends == Ends::Own {
+        if end.seeds == 0 {
+            return Err(bad("endgame.ends", "own", "played-out while endgame.seeds is 0: there is no database"));
+        }
+        if !game.stops_at_majority() {
+            return Err(bad(
+                "endgame.ends",
+                "own",
+                &format!(
+                    "played-out for {}: it does not stop at a majority, so the database already plays its own end",
+                    game.name()
+                ),
+            ));
+        }
+        if end.adjudicate {
+            return Err(bad(
+                "endgame.ends",
+                "own",
+                "played-out while endgame.adjudicate is true: adjudication ends games by the database's values",
+            ));
+        }
+        let (_, needed) = mancala_tablebase::scored::scored_size(game, end.seeds);
+        if needed > mancala_tablebase::DEFAULT_MEMORY_LIMIT as f64 {
+            return Err(bad(
+                "endgame.ends",
+                "own",
+                &format!(
+                    "played-out at endgame.seeds = {}: the scored database would take {:.1} GiB to build",
+                    end.seeds,
+                    needed / f64::from(1u32 << 30)
+                ),
+            ));
+        }
     }
     let pretrain = end.pretrain_steps;
     if pretrain > MAX_PRETRAIN_STEPS {

@@ -1,4 +1,5 @@
-//! The run's endgame database (`[endgame] seeds`), built once per process from the rules and
+//! The run's endgame database (`[endgame] seeds`), and its scored database when the run plays
+//! to the game's own end (`[endgame] ends = "own"`), built once per process from the rules and
 //! shared by every role in it.
 
 use std::collections::HashMap;
@@ -6,19 +7,46 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use mancala_rules::{AnyGame, Game};
-use mancala_tablebase::{Tablebase, TablebaseEvaluator};
+use mancala_tablebase::{DEFAULT_MEMORY_LIMIT, Probe, ScoredTablebase, Tablebase, TablebaseEvaluator};
 
-use crate::config::RunConfig;
+use crate::config::{Ends, RunConfig};
 use crate::error::TrainError;
 
-/// The databases this process has built, by rules and seed limit.
-type Databases = HashMap<(String, usize), Arc<Tablebase>>;
+/// A run's exact values: the database, and the scored one when the run plays to the game's
+/// own end.
+#[derive(Clone)]
+pub struct Exact {
+    pub tablebase: Arc<Tablebase>,
+    pub scored: Option<Arc<ScoredTablebase>>,
+}
+
+impl Exact {
+    /// What the run's exact values say about `pos`: the scored database's answer when there
+    /// is one, else the database's. `None` outside the database.
+    pub fn probe<G: Game>(&self, game: &G, pos: &G::Position) -> Option<Probe> {
+        match &self.scored {
+            Some(scored) => scored.probe(game, pos),
+            None => self.tablebase.probe(game, pos),
+        }
+    }
+}
+
+/// The databases this process has built, by rules, seed limit and end.
+type Databases = HashMap<(String, usize, Ends), Exact>;
 
 /// A run's endgame database, with the seconds its build took here (0 when another role of
 /// this process had already built it).
 pub struct Built {
     pub tablebase: Arc<Tablebase>,
+    /// The values of the game's own end (`endgame.ends = "own"`).
+    pub scored: Option<Arc<ScoredTablebase>>,
     pub seconds: f64,
+}
+
+impl Built {
+    pub fn exact(&self) -> Exact {
+        Exact { tablebase: self.tablebase.clone(), scored: self.scored.clone() }
+    }
 }
 
 /// The database the run's config asks for; `None` when `endgame.seeds` is 0.
@@ -38,28 +66,47 @@ pub fn database(config: &RunConfig, game: &AnyGame) -> Result<Option<Built>, Tra
     }
     // Held through the build, so that the roles of one process build it once between them.
     let mut built = BUILT.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let key = (game.rules_string(), seeds);
-    if let Some(tb) = built.get_or_insert_with(HashMap::new).get(&key) {
-        return Ok(Some(Built { tablebase: tb.clone(), seconds: 0.0 }));
+    let ends = config.endgame.ends;
+    let key = (game.rules_string(), seeds, ends);
+    if let Some(exact) = built.get_or_insert_with(HashMap::new).get(&key) {
+        return Ok(Some(Built { tablebase: exact.tablebase.clone(), scored: exact.scored.clone(), seconds: 0.0 }));
     }
     let started = Instant::now();
-    let (tb, _) = Tablebase::build(game, seeds, &|_| {})
-        .map_err(|e| TrainError::Config(format!("endgame.seeds = {seeds}: {e}")))?;
-    let tb = Arc::new(tb);
-    built.get_or_insert_with(HashMap::new).insert(key, tb.clone());
-    Ok(Some(Built { tablebase: tb, seconds: started.elapsed().as_secs_f64() }))
+    // The played-out database of another end of the same rules serves this one too.
+    let tablebase = match built.get_or_insert_with(HashMap::new).iter().find(|(k, _)| k.0 == key.0 && k.1 == seeds) {
+        Some((_, exact)) => exact.tablebase.clone(),
+        None => Arc::new(
+            Tablebase::build(game, seeds, &|_| {})
+                .map_err(|e| TrainError::Config(format!("endgame.seeds = {seeds}: {e}")))?
+                .0,
+        ),
+    };
+    let scored = match ends {
+        Ends::PlayedOut => None,
+        Ends::Own => Some(Arc::new(
+            ScoredTablebase::build_within(game, seeds, DEFAULT_MEMORY_LIMIT, &|_| {})
+                .map_err(|e| TrainError::Config(format!("endgame.ends = \"own\" at endgame.seeds = {seeds}: {e}")))?
+                .0,
+        )),
+    };
+    built.get_or_insert_with(HashMap::new).insert(key, Exact { tablebase: tablebase.clone(), scored: scored.clone() });
+    Ok(Some(Built { tablebase, scored, seconds: started.elapsed().as_secs_f64() }))
 }
 
 /// A self-play evaluator: `inner` (the network, giving the utility of `margin_utility`),
-/// behind the run's endgame database when it has one, so the search sees exact values at
-/// leaves inside it, weighed the same way.
+/// behind the run's exact values when it has them, so the search sees them at leaves inside
+/// the database, weighed the same way.
 pub fn leaves<G: Game, E>(
     game: &G,
-    endgame: Option<&Arc<Tablebase>>,
+    endgame: Option<&Exact>,
     margin_utility: f32,
     inner: E,
 ) -> TablebaseEvaluator<G, E> {
-    TablebaseEvaluator::optional(game, endgame.cloned(), inner)
-        .expect("the database was built for the run's game")
-        .with_margin_utility(margin_utility)
+    let evaluator = TablebaseEvaluator::optional(game, endgame.map(|e| e.tablebase.clone()), inner)
+        .expect("the database was built for the run's game");
+    let evaluator = match endgame.and_then(|e| e.scored.clone()) {
+        Some(scored) => evaluator.with_scored(game, scored).expect("the scored database was built for the run's game"),
+        None => evaluator,
+    };
+    evaluator.with_margin_utility(margin_utility)
 }

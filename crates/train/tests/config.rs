@@ -425,7 +425,8 @@ fn a_worker_with_the_endgame_database_ends_games_at_its_door() {
     .unwrap();
     let run = Run::create(Store::open("memory://config-endgame").unwrap(), &text).unwrap();
     let model = run.load_best(&Device::flex()).unwrap();
-    let tb = mancala_train::endgame::database(&run.config, &run.game).unwrap().unwrap().tablebase;
+    let exact = mancala_train::endgame::database(&run.config, &run.game).unwrap().unwrap().exact();
+    let tb = exact.tablebase.clone();
     assert_eq!(tb.max_seeds(), 8);
     // A second call in the same process gets the same database, not a second build.
     let again = mancala_train::endgame::database(&run.config, &run.game).unwrap().unwrap();
@@ -445,7 +446,7 @@ fn a_worker_with_the_endgame_database_ends_games_at_its_door() {
         };
         rows.into_iter().filter(|row| seeds(row) <= 8).collect::<Vec<_>>()
     };
-    let at_the_door = inside(Some(&tb));
+    let at_the_door = inside(Some(&exact));
     assert!((1..=4).contains(&at_the_door.len()), "{} rows inside the database", at_the_door.len());
     for row in &at_the_door {
         assert!([-1.0, 0.0, 1.0].contains(&row.search_value), "an exact result: {}", row.search_value);
@@ -466,7 +467,7 @@ fn the_worker_adjudicates_only_when_asked() {
     let over = "[game]\nrules = \"kalah:3,3\"\n[endgame]\nseeds = 8\nadjudicate = false\n";
     let run = tiny_run_with("config-no-adjudication", over);
     let model = run.load_best(&Device::flex()).unwrap();
-    let tb = mancala_train::endgame::database(&run.config, &run.game).unwrap().unwrap().tablebase;
+    let tb = mancala_train::endgame::database(&run.config, &run.game).unwrap().unwrap().exact();
     let shard = worker::play_shard(&run, &model, Some(&tb), 1, 3, &AtomicBool::new(false)).unwrap().unwrap();
     let adjudicated = {
         let text = merge(
@@ -683,4 +684,78 @@ fn a_run_started_from_a_model_file_has_its_weights_as_generation_0() {
         assert!(err.contains("run.init_model") && err.contains(file.as_str()) && err.contains(says), "{err}");
         assert!(store.list("").unwrap().is_empty(), "a refused start writes nothing");
     }
+}
+
+#[test]
+fn the_games_own_end_is_refused_where_it_cannot_differ_or_be_built() {
+    let with = |rules: &str, endgame: &str| {
+        merge(RunConfig::shipped("tiny").unwrap(), &format!("[game]\nrules = \"{rules}\"\n[endgame]\n{endgame}\n"))
+            .and_then(|text| RunConfig::parse(&text).map(|_| ()))
+    };
+    assert!(with("oware", "seeds = 6\nends = \"own\"").is_ok());
+    assert!(with("kalah:3,3", "seeds = 8\nends = \"played-out\"").is_ok());
+    for (rules, endgame, says) in [
+        ("kalah:3,3", "seeds = 8\nends = \"own\"", "does not stop at a majority"),
+        ("oware", "seeds = 0\nends = \"own\"", "endgame.seeds is 0"),
+        ("oware", "seeds = 6\nends = \"own\"\nadjudicate = true", "endgame.adjudicate"),
+        ("chonka", "seeds = 18\nends = \"own\"", "GiB to build"),
+        ("oware", "seeds = 6\nends = \"sideways\"", "ends"),
+    ] {
+        let e = with(rules, endgame).unwrap_err().to_string();
+        assert!(e.contains("ends") && e.contains(says), "{rules} {endgame}: {e}");
+    }
+}
+
+#[test]
+fn a_run_on_the_games_own_end_reads_the_scored_values_at_its_leaves() {
+    use mancala_mcts::{Evaluator, UniformEvaluator, utility};
+    let run = tiny_run_with("config-own-end", "[game]\nrules = \"oware\"\n[endgame]\nseeds = 6\nends = \"own\"\n");
+    let game = &run.game;
+    let built = mancala_train::endgame::database(&run.config, game).unwrap().unwrap();
+    let scored = built.scored.clone().expect("a scored database for the game's own end");
+    assert_eq!(scored.max_seeds(), 6);
+    // The played-out run of the same rules and seeds shares the database, with no scored one.
+    let played = tiny_run_with("config-played-out", "[game]\nrules = \"oware\"\n[endgame]\nseeds = 6\n");
+    let played = mancala_train::endgame::database(&played.config, &played.game).unwrap().unwrap();
+    assert!(std::sync::Arc::ptr_eq(&built.tablebase, &played.tablebase) && played.scored.is_none());
+
+    // The search's leaves inside the database get the scored values and best moves, weighed
+    // with the run's margin utility; the played-out run's get the database's.
+    let margin = 0.3;
+    let sample = mancala_tablebase::sample_positions(game, &built.tablebase, 3000, 11);
+    let leaves = |exact: &mancala_train::endgame::Exact| {
+        let mut eval = mancala_train::endgame::leaves(game, Some(exact), margin, UniformEvaluator);
+        let a = game.action_space();
+        let (mut policies, mut values) = (vec![0.0; a * sample.len()], vec![0.0; sample.len()]);
+        eval.evaluate(game, &sample, &mut policies, &mut values);
+        assert_eq!(eval.hits, sample.len() as u64, "every sampled position is inside the database");
+        (policies, values)
+    };
+    let (own_policies, own_values) = leaves(&built.exact());
+    let (played_policies, _) = leaves(&played.exact());
+    let a = game.action_space();
+    let mut differ = 0;
+    for (i, pos) in sample.iter().enumerate() {
+        let probe = scored.probe(game, pos).unwrap();
+        assert_eq!(built.exact().probe(game, pos), Some(probe));
+        let mut best = vec![0.0; a];
+        probe.best_policy(&mut best);
+        assert_eq!(&own_policies[i * a..(i + 1) * a], &best[..], "{pos:?}");
+        let value = utility(probe.result(), game.margin_share(probe.final_margin), margin);
+        assert_eq!(own_values[i], value, "{pos:?}");
+        differ += usize::from(own_policies[i * a..(i + 1) * a] != played_policies[i * a..(i + 1) * a]);
+    }
+    assert!(differ > 0, "the game's own end changes some best moves of the sample");
+}
+
+#[test]
+fn the_endgame_feed_on_the_games_own_end_fills_its_share() {
+    let over =
+        "[game]\nrules = \"oware\"\n[endgame]\nseeds = 6\nfeed = 0.25\nends = \"own\"\n[training]\nbatch_size = 64\n";
+    let run = tiny_run_with("config-feed-own-end", over);
+    let ctl = Ctl::new(&Quiet);
+    let (mut state, _) = trainer_with_a_shard(&run, &ctl);
+    let scalars = trainer::train(&run, &mut state, 3, &ctl).unwrap().unwrap();
+    assert_eq!(scalars["train/endgame_feed_rows"], 16.0, "a quarter of 64");
+    assert!(scalars["loss/total"].is_finite());
 }

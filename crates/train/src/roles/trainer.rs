@@ -9,15 +9,13 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Instant;
 
 use mancala_encoding::Batch;
 use mancala_nn::{Learner, ModelMeta, model_bytes};
 use mancala_rules::Game;
 use mancala_selfplay::window::push_row;
-use mancala_selfplay::{ReplayWindow, Row, database_rows, parse_shard};
-use mancala_tablebase::Tablebase;
+use mancala_selfplay::{ReplayWindow, Row, database_rows_with, parse_shard};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
@@ -42,8 +40,9 @@ pub struct TrainerState {
     pub pending_rows: u64,
     pub pending_games: u64,
     rng: SmallRng,
-    /// The run's endgame database when `endgame.feed` draws a share of each batch from it.
-    feed: Option<Arc<Tablebase>>,
+    /// The run's endgame database when `endgame.feed` draws a share of each batch from it
+    /// (the targets by the game's own end when the run plays to it).
+    feed: Option<crate::endgame::Exact>,
     /// Trainer time of the sessions before this one (from the restored candidate).
     elapsed_before: f64,
     session_start: Instant,
@@ -157,12 +156,13 @@ pub fn restore(run: &Run, ctl: &Ctl) -> Result<TrainerState, TrainError> {
             .ok_or_else(|| TrainError::Config("endgame.feed needs endgame.seeds".into()))?;
         if built.seconds > 0.0 {
             ctl.reporter.line(&format!(
-                "trainer: endgame database of at most {} seeds built in {:.1} s for the feed",
+                "trainer: endgame database of at most {} seeds built in {:.1} s for the feed{}",
                 built.tablebase.max_seeds(),
-                built.seconds
+                built.seconds,
+                if built.scored.is_some() { ", with its targets by the game's own end" } else { "" }
             ));
         }
-        Some(built.tablebase)
+        Some(built.exact())
     } else {
         None
     };
@@ -298,8 +298,12 @@ fn take_steps(
         }
         state.learner.set_run_progress(state.run_progress());
         state.window.sample(t.batch_size - fed, t.value_from_search, &mut state.rng, &mut batch);
-        if let Some(tb) = &state.feed {
-            for row in database_rows(&run.game, &lay, tb, fed, state.rng.random(), run.config.endgame.feed_draw.into())
+        if let Some(exact) = &state.feed {
+            let draw = run.config.endgame.feed_draw.into();
+            let seed = state.rng.random();
+            // Positions drawn from the database, their targets from the run's exact values.
+            for row in
+                database_rows_with(&run.game, &lay, &exact.tablebase, fed, seed, draw, |p| exact.probe(&run.game, p))
             {
                 // The database's rows carry the exact result as their root value too.
                 push_row(&mut batch, &row, t.value_from_search);

@@ -13,7 +13,6 @@ use mancala_nn::NeuralEvaluator;
 use mancala_rules::Game;
 use mancala_selfplay::{Inference, ShardHeader, play_games, play_games_served, shard_bytes};
 use mancala_store::Created;
-use mancala_tablebase::Tablebase;
 
 use super::Ctl;
 use crate::endgame;
@@ -118,7 +117,7 @@ pub fn poll_best(run: &Run, current: Option<u64>, device: &Device) -> Result<Opt
 pub fn play_shard(
     run: &Run,
     model: &StoredModel,
-    endgame: Option<&Arc<Tablebase>>,
+    endgame: Option<&endgame::Exact>,
     threads: usize,
     seed: u64,
     stop: &AtomicBool,
@@ -133,7 +132,7 @@ fn play_shard_of<G: Game>(
     game: &G,
     run: &Run,
     model: &StoredModel,
-    endgame: Option<&Arc<Tablebase>>,
+    endgame: Option<&endgame::Exact>,
     threads: usize,
     seed: u64,
     stop: &AtomicBool,
@@ -144,7 +143,8 @@ fn play_shard_of<G: Game>(
     let search = run.config.search_config(sp.simulations);
     let device = mancala_nn::inference_device(run.config.network.device.as_str())?;
     // The database always answers the search's leaves; it ends games only when asked to.
-    let adjudicator = endgame.filter(|_| run.config.endgame.adjudicate).map(|tb| &**tb);
+    // (Never with a scored database: validation refuses `adjudicate` with `ends = "own"`.)
+    let adjudicator = endgame.filter(|_| run.config.endgame.adjudicate).map(|e| &*e.tablebase);
     let precision = run.config.network.inference_precision;
     // One evaluation cache for all of the shard's threads (direct inference).
     let cache = Arc::new(mancala_mcts::evaluator::EvalCache::new(16));
@@ -242,13 +242,14 @@ pub fn run_worker(run: &Run, opts: &WorkerOptions, ctl: &Ctl) -> Result<WorkerRe
         && built.seconds > 0.0
     {
         ctl.reporter.line(&format!(
-            "{role}: endgame database of at most {} seeds built in {:.1} s ({} positions)",
+            "{role}: endgame database of at most {} seeds built in {:.1} s ({} positions{})",
             built.tablebase.max_seeds(),
             built.seconds,
-            built.tablebase.values().len()
+            built.tablebase.values().len(),
+            if built.scored.is_some() { ", and its values by the game's own end" } else { "" }
         ));
     }
-    let endgame = endgame.map(|built| built.tablebase);
+    let endgame = endgame.map(|built| built.exact());
     let mut model: Option<StoredModel> = None;
     let mut report = WorkerReport::default();
     let mut lead = Lead::default();
