@@ -8,16 +8,33 @@ use mancala_rules::Game;
 
 use crate::{Probe, ScoredTablebase, Tablebase};
 
+/// The exact values a search or a training feed reads: the database's, played out, or when
+/// `scored` is set those of the game's own end at the same positions (a game that stops at
+/// a majority; see [`ScoredTablebase`]).
+#[derive(Clone, Debug)]
+pub struct Exact {
+    pub tablebase: Arc<Tablebase>,
+    pub scored: Option<Arc<ScoredTablebase>>,
+}
+
+impl Exact {
+    /// What the exact values say about `pos`: the scored database's answer when there is
+    /// one, else the database's. `None` outside the database. `game` must be its game.
+    pub fn probe<G: Game>(&self, game: &G, pos: &G::Position) -> Option<Probe> {
+        match &self.scored {
+            Some(scored) => scored.probe(game, pos),
+            None => self.tablebase.probe(game, pos),
+        }
+    }
+}
+
 /// Answers a position inside the database with the game's result under perfect play (+1
 /// win, 0 draw, -1 loss for the mover, from the score difference plus the database value)
 /// and a policy uniform over the best moves; delegates every other position to `inner`,
 /// in one batch. Buffers are reused: no allocation once they have grown.
 pub struct TablebaseEvaluator<G: Game, E> {
     /// `None`: every position goes to `inner` (a self-play run without a database).
-    tablebase: Option<Arc<Tablebase>>,
-    /// When set, the values of the game's own end answer instead (a game that stops at a
-    /// majority; see [`ScoredTablebase`]), for the same positions.
-    scored: Option<Arc<ScoredTablebase>>,
+    exact: Option<Exact>,
     inner: E,
     misses: Vec<usize>,
     batch: Vec<G::Position>,
@@ -49,8 +66,7 @@ impl<G: Game, E> TablebaseEvaluator<G, E> {
             tb.check_game(game)?;
         }
         Ok(TablebaseEvaluator {
-            tablebase,
-            scored: None,
+            exact: tablebase.map(|tablebase| Exact { tablebase, scored: None }),
             inner,
             misses: Vec::new(),
             batch: Vec::new(),
@@ -83,23 +99,16 @@ impl<G: Game, E> TablebaseEvaluator<G, E> {
                 game: game.rules_string(),
             });
         }
-        if let Some(tb) = &self.tablebase
-            && scored.max_seeds() < tb.max_seeds()
-        {
-            return Err(crate::TablebaseError::WrongGame {
-                database: format!("{} to {} seeds", scored.rules(), scored.max_seeds()),
-                game: format!("{} to {} seeds", game.rules_string(), tb.max_seeds()),
-            });
+        if let Some(exact) = &mut self.exact {
+            if scored.max_seeds() < exact.tablebase.max_seeds() {
+                return Err(crate::TablebaseError::WrongGame {
+                    database: format!("{} to {} seeds", scored.rules(), scored.max_seeds()),
+                    game: format!("{} to {} seeds", game.rules_string(), exact.tablebase.max_seeds()),
+                });
+            }
+            exact.scored = Some(scored);
         }
-        self.scored = Some(scored);
         Ok(self)
-    }
-
-    fn probe(&self, tablebase: &Tablebase, game: &G, pos: &G::Position) -> Option<Probe> {
-        match &self.scored {
-            Some(scored) => scored.probe(game, pos),
-            None => tablebase.probe(game, pos),
-        }
     }
 
     pub fn inner(&self) -> &E {
@@ -113,7 +122,7 @@ impl<G: Game, E> TablebaseEvaluator<G, E> {
 
 impl<G: Game, E: Evaluator<G>> Evaluator<G> for TablebaseEvaluator<G, E> {
     fn evaluate(&mut self, game: &G, positions: &[G::Position], policies: &mut [f32], values: &mut [f32]) {
-        let Some(tablebase) = self.tablebase.clone() else {
+        let Some(exact) = &self.exact else {
             return self.inner.evaluate(game, positions, policies, values);
         };
         let a = game.action_space();
@@ -121,7 +130,7 @@ impl<G: Game, E: Evaluator<G>> Evaluator<G> for TablebaseEvaluator<G, E> {
         self.batch.clear();
         for (i, pos) in positions.iter().enumerate() {
             self.lookups += 1;
-            match self.probe(&tablebase, game, pos) {
+            match exact.probe(game, pos) {
                 Some(probe) if !probe.best.is_empty() => {
                     self.hits += 1;
                     probe.best_policy(&mut policies[i * a..(i + 1) * a]);

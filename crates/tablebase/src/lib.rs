@@ -77,7 +77,7 @@ use mancala_rules::{Action, AnyGame, Game, MAX_ACTIONS, MoveMask, Player};
 pub use agent::PerfectAgent;
 pub use build::{BuildStats, DEFAULT_MEMORY_LIMIT, Progress};
 pub use error::TablebaseError;
-pub use evaluator::TablebaseEvaluator;
+pub use evaluator::{Exact, TablebaseEvaluator};
 pub use index::Indexer;
 pub use metric::{
     EndgameAccuracy, EndgameJudgement, RealEndJudgement, SeedDraw, endgame_accuracy, endgame_judgements,

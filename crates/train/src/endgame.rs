@@ -7,29 +7,14 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use mancala_rules::{AnyGame, Game};
-use mancala_tablebase::{DEFAULT_MEMORY_LIMIT, Probe, ScoredTablebase, Tablebase, TablebaseEvaluator};
+use mancala_tablebase::{DEFAULT_MEMORY_LIMIT, ScoredTablebase, Tablebase, TablebaseEvaluator};
 
 use crate::config::{Ends, RunConfig};
 use crate::error::TrainError;
 
 /// A run's exact values: the database, and the scored one when the run plays to the game's
 /// own end.
-#[derive(Clone)]
-pub struct Exact {
-    pub tablebase: Arc<Tablebase>,
-    pub scored: Option<Arc<ScoredTablebase>>,
-}
-
-impl Exact {
-    /// What the run's exact values say about `pos`: the scored database's answer when there
-    /// is one, else the database's. `None` outside the database.
-    pub fn probe<G: Game>(&self, game: &G, pos: &G::Position) -> Option<Probe> {
-        match &self.scored {
-            Some(scored) => scored.probe(game, pos),
-            None => self.tablebase.probe(game, pos),
-        }
-    }
-}
+pub use mancala_tablebase::Exact;
 
 /// The databases this process has built, by rules, seed limit and end.
 type Databases = HashMap<(String, usize, Ends), Exact>;
