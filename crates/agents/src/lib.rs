@@ -7,7 +7,7 @@
 //! | `greedy` | the largest immediate capture |
 //! | `alphabeta:depth=D` or `alphabeta:ms=M` (`ab`) | alpha-beta, default depth 4 |
 //! | `mcts:sims=N[,ms=T][,threads=N][,cpuct=C][,solver=B]` | MCTS with random rollouts, default 1000 simulations; `ms` and `threads` as for `net`; `solver=true` backs up proven values from finished games in the tree |
-//! | `net:FILE[,sims=N][,ms=T][,threads=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B][,minimax=W][,solver=B][,precision=P]` | a trained model with MCTS, default 200 simulations; `ms=T` searches T milliseconds a move instead (with `sims` too, whichever ends first; never above the cap `MAX_SIMULATIONS`, one million); `threads=N` evaluates each batch of leaves on N threads; `tb` answers positions inside an endgame database exactly; `margin` weighs the seed margin in the search's value (0 to 0.5); `cpuct`, `gather` tune the search; `pick` is `value` (default) or `value:S`, the move of the best mean value among those with at least S (one half) of the top visits, or `visits`, the most visited; `reuse=false` searches every move afresh instead of keeping the tree of the moves played since its last search; `minimax` (0.25 by default, 0 to 1) weighs the minimax of the search's evaluations beside their mean; `solver` backs up proven values from finished games in the tree; `precision` is the network's arithmetic on the CPU, `fp32` (default), `int8` (quantized at load, close to FP32 and faster where the CPU has AVX-512 VNNI or AVX2) or `auto` (int8 where the CPU has those) |
+//! | `net:FILE[,sims=N][,ms=T][,threads=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B][,minimax=W][,solver=B][,precision=P]` | a trained model with MCTS, default 200 simulations; `ms=T` searches T milliseconds a move instead (with `sims` too, whichever ends first; never above the cap `MAX_SIMULATIONS`, one million); `threads=N` evaluates each batch of leaves on N threads; `tb` answers positions inside an endgame database exactly; `margin` weighs the seed margin in the search's value (0 to 0.5); `cpuct` is the exploration constant (1.0 by default; `mcts` 1.5), `gather` the leaves a network call takes; `pick` is `value` (default) or `value:S`, the move of the best mean value among those with at least S (one half) of the top visits, or `visits`, the most visited; `reuse=false` searches every move afresh instead of keeping the tree of the moves played since its last search; `minimax` (0.25 by default, 0 to 1) weighs the minimax of the search's evaluations beside their mean; `solver` backs up proven values from finished games in the tree; `precision` is the network's arithmetic on the CPU, `fp32` (default), `int8` (quantized at load, close to FP32 and faster where the CPU has AVX-512 VNNI or AVX2) or `auto` (int8 where the CPU has those) |
 //! | `perfect:db=FILE[,depth=D\|ms=M]` | the database's best moves inside it, alpha-beta (depth 8) outside it |
 //!
 //! Every search that plays, whether a spec names it or a front-end (the engine, `play`, the
@@ -45,8 +45,8 @@ pub use mancala_mcts::MAX_SIMULATIONS;
 pub use player::{Guide, MAX_THREADS, Player, PlayerSettings, build_player};
 pub use shipped::{shipped_model, shipped_presets};
 pub use spec::{
-    ALPHABETA_DEPTH, AgentKind, AgentSpec, MAX_NET_GATHER, MCTS_C_PUCT, MCTS_SIMULATIONS, NET_GATHER, NET_MINIMAX,
-    NET_PICK, NET_REUSE, NET_SIMULATIONS, NET_SOLVER, PERFECT_DEPTH,
+    ALPHABETA_DEPTH, AgentKind, AgentSpec, MAX_NET_GATHER, MCTS_C_PUCT, MCTS_SIMULATIONS, NET_C_PUCT, NET_GATHER,
+    NET_MINIMAX, NET_PICK, NET_REUSE, NET_SIMULATIONS, NET_SOLVER, PERFECT_DEPTH,
 };
 
 /// Every spec form, for error messages and help texts.

@@ -22,7 +22,8 @@ use mancala_tablebase::{Tablebase, TablebaseEvaluator};
 use crate::error::{FileError, PlayerError};
 use crate::files::cached_model;
 use crate::spec::{
-    MCTS_C_PUCT, MCTS_SIMULATIONS, NET_GATHER, NET_MINIMAX, NET_PICK, NET_REUSE, NET_SIMULATIONS, NET_SOLVER,
+    MCTS_C_PUCT, MCTS_SIMULATIONS, NET_C_PUCT, NET_GATHER, NET_MINIMAX, NET_PICK, NET_REUSE, NET_SIMULATIONS,
+    NET_SOLVER,
 };
 
 /// The most threads one search may use.
@@ -108,7 +109,7 @@ impl PlayerSettings {
             simulations: NET_SIMULATIONS,
             time: None,
             threads: 1,
-            c_puct: MCTS_C_PUCT,
+            c_puct: NET_C_PUCT,
             gather: NET_GATHER,
             pick: NET_PICK,
             reuse: NET_REUSE,

@@ -18,8 +18,11 @@ use crate::player::{MAX_THREADS, PlayerSettings};
 pub const MCTS_SIMULATIONS: u32 = 1000;
 /// Default simulations of `net` (each one is a network call).
 pub const NET_SIMULATIONS: u32 = 200;
-/// Default exploration constant of `mcts` and `net`.
+/// Default exploration constant of `mcts` (the yardstick as measured).
 pub const MCTS_C_PUCT: f32 = 1.5;
+/// Default exploration constant of `net`: lower than self-play's, as a trained prior is worth
+/// following ([`mancala_mcts::SearchConfig::IN_PLAY_C_PUCT`]).
+pub const NET_C_PUCT: f32 = mancala_mcts::SearchConfig::IN_PLAY_C_PUCT;
 /// Default leaves a `net` search gathers for one network call: a batch large enough to pay for
 /// the call, small enough that virtual loss barely bends a search of 200 simulations.
 pub const NET_GATHER: usize = 8;
@@ -61,7 +64,7 @@ pub enum AgentKind {
     /// ends first; alone, at most [`MAX_SIMULATIONS`]); `threads` the threads that evaluate
     /// each batch of leaves. `margin` weighs the seed margin in the value its search
     /// maximises (without it, the weight the model's run searched with, which its file names;
-    /// 0 for older files). `cpuct` is the exploration constant, `gather` the leaves gathered
+    /// 0 for older files). `cpuct` is the exploration constant (by default [`NET_C_PUCT`]), `gather` the leaves gathered
     /// (under virtual loss) for one network call on each thread: 1 is the plain serial search,
     /// slower per move. `pick` is the move a finished search plays: `visits` (the most
     /// visited), `value` or `value:S` (the best mean value among the moves with at least S of

@@ -143,6 +143,10 @@ fn accuracy_splits_its_figures_by_seeds_and_by_margin() {
     let out = mz(&["tablebase", "accuracy", "--db", db.to_str().unwrap(), "--margin-utility", "0.9"]);
     assert!(!out.status.success());
     assert!(text(&out).1.contains("--margin-utility 0.9 is outside 0 to 0.5"), "{}", text(&out).1);
+    // So is a bad exploration constant.
+    let out = mz(&["tablebase", "accuracy", "--db", db.to_str().unwrap(), "--cpuct=-1"]);
+    assert!(!out.status.success());
+    assert!(text(&out).1.contains("--cpuct -1 is not a number of at least 0"), "{}", text(&out).1);
     // The final pick is named in the figure it moves, and a bad one is refused by name.
     assert!(stdout.contains("best move (16 simulations, pick value:0.5): "), "{stdout}");
     let args = ["tablebase", "accuracy", "--db", db.to_str().unwrap(), "--positions", "80", "--simulations", "16"];

@@ -57,6 +57,10 @@ struct AccuracyArgs {
     /// `net` agent's `minimax=W`, by default what it plays with).
     #[arg(long, default_value_t = mancala_mcts::SearchConfig::IN_PLAY_MINIMAX_WEIGHT)]
     minimax: f32,
+    /// Exploration constant of the search (the `net` agent's `cpuct=C`, by default what it
+    /// plays with).
+    #[arg(long, default_value_t = mancala_agents::NET_C_PUCT)]
+    cpuct: f32,
     /// Back up proven values from finished games in the search's tree (the `net` agent's
     /// `solver=true`).
     #[arg(long)]
@@ -131,6 +135,9 @@ fn accuracy(args: AccuracyArgs) -> anyhow::Result<()> {
     if !(0.0..=1.0).contains(&args.minimax) {
         bail!("--minimax {} is outside 0 to 1", args.minimax);
     }
+    if !(args.cpuct.is_finite() && args.cpuct >= 0.0) {
+        bail!("--cpuct {} is not a number of at least 0", args.cpuct);
+    }
     let Some(final_pick) = mancala_mcts::FinalPick::parse(&args.pick) else {
         bail!("--pick {}: expected {}", args.pick, mancala_mcts::FinalPick::FORMS);
     };
@@ -141,6 +148,7 @@ fn accuracy(args: AccuracyArgs) -> anyhow::Result<()> {
         margin: Some(margin_utility),
         pick: final_pick,
         minimax: args.minimax,
+        c_puct: args.cpuct,
         solver: args.solver,
         reuse: false,
         ..mancala_agents::PlayerSettings::network()
