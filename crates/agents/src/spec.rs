@@ -64,9 +64,9 @@ pub enum AgentKind {
     /// ends first; alone, at most [`MAX_SIMULATIONS`]); `threads` the threads that evaluate
     /// each batch of leaves. `margin` weighs the seed margin in the value its search
     /// maximises (without it, the weight the model's run searched with, which its file names;
-    /// 0 for older files). `cpuct` is the exploration constant (by default [`NET_C_PUCT`]), `gather` the leaves gathered
-    /// (under virtual loss) for one network call on each thread: 1 is the plain serial search,
-    /// slower per move. `pick` is the move a finished search plays: `visits` (the most
+    /// 0 for older files). `cpuct` is the exploration constant (by default [`NET_C_PUCT`]),
+    /// `gather` the leaves gathered (under virtual loss) for one network call on each thread:
+    /// 1 is the plain serial search, slower per move. `pick` is the move a finished search plays: `visits` (the most
     /// visited), `value` or `value:S` (the best mean value among the moves with at least S of
     /// the top visits, S one half for `value`). `reuse` (`true`, the default, or `false`):
     /// whether a search keeps the subtree of the moves played since the agent's last search.

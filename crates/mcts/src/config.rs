@@ -49,13 +49,6 @@ impl FinalPick {
     /// The forms [`FinalPick::parse`] takes, for error messages.
     pub const FORMS: &'static str = "visits, value or value:S with S above 0 and at most 1";
 
-    /// The play-time pick for a search guided by a network ([`FinalPick::IN_PLAY`]), or the
-    /// most visited move for one guided by random rollouts, whose noisy means were not
-    /// measured as a better guide than their visits.
-    pub fn in_play(network: bool) -> FinalPick {
-        if network { Self::IN_PLAY } else { FinalPick::Visits }
-    }
-
     /// `visits`, `value` (share [`FinalPick::VALUE_SHARE`]) or `value:S` with S above 0 and
     /// at most 1.
     pub fn parse(text: &str) -> Option<FinalPick> {
@@ -152,36 +145,21 @@ impl Default for SearchConfig {
 }
 
 impl SearchConfig {
-    /// The minimax weight of a network-guided search in play ([`SearchConfig::in_play`]):
+    /// The minimax weight of a network-guided search in play (`mancala_agents`'
+    /// `PlayerSettings::network`, which every front-end plays from):
     /// the shipped models beat themselves searching by the mean alone with it, most in
     /// Oware (docs/experiments.md, "The minimax beside the mean, and proven values").
     /// Self-play keeps its run's `search.minimax_weight` (0 by default): trained with it,
     /// the loop did no better.
     pub const IN_PLAY_MINIMAX_WEIGHT: f32 = 0.25;
 
-    /// The exploration constant of a network-guided search in play
-    /// ([`SearchConfig::in_play`]): with 1.0 rather than self-play's 1.5, the shipped Oware,
+    /// The exploration constant of a network-guided search in play (the same
+    /// `PlayerSettings::network`): with 1.0 rather than self-play's 1.5, the shipped Oware,
     /// Awale and Oware-capture-all models beat themselves by 8 to 10 points in 1600 games at
     /// 200 simulations (+38 Elo at 800 in Oware), Ouril by 3, and no game's model lost
     /// (docs/experiments.md, "The exploration constant in play"). A trained prior is sharp
     /// enough to follow more closely than self-play, which explores to learn, does.
     pub const IN_PLAY_C_PUCT: f32 = 1.0;
-
-    /// The settings a search that plays starts from (the `net` agent, the engine, `play`,
-    /// the web page, `tablebase accuracy`): for a network, the value pick
-    /// ([`FinalPick::IN_PLAY`]), implicit minimax backups at
-    /// [`SearchConfig::IN_PLAY_MINIMAX_WEIGHT`] and the exploration constant
-    /// [`SearchConfig::IN_PLAY_C_PUCT`]; for random rollouts, whose noisy means were not
-    /// measured better that way, the plain search. The yardsticks stay as measured.
-    pub fn in_play(network: bool) -> SearchConfig {
-        let base = SearchConfig::default();
-        SearchConfig {
-            final_pick: FinalPick::in_play(network),
-            c_puct: if network { Self::IN_PLAY_C_PUCT } else { base.c_puct },
-            minimax_weight: if network { Self::IN_PLAY_MINIMAX_WEIGHT } else { 0.0 },
-            ..base
-        }
-    }
 }
 
 /// The largest margin weight a search takes: above one half a large enough margin would
