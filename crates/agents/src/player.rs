@@ -22,8 +22,8 @@ use mancala_tablebase::{Tablebase, TablebaseEvaluator};
 use crate::error::{FileError, PlayerError};
 use crate::files::cached_model;
 use crate::spec::{
-    MCTS_C_PUCT, MCTS_SIMULATIONS, NET_C_PUCT, NET_GATHER, NET_MINIMAX, NET_PICK, NET_REUSE, NET_SIMULATIONS,
-    NET_SOLVER,
+    MCTS_C_PUCT, MCTS_FPU, MCTS_SIMULATIONS, NET_C_PUCT, NET_FPU, NET_GATHER, NET_MINIMAX, NET_PICK, NET_REUSE,
+    NET_SIMULATIONS, NET_SOLVER,
 };
 
 /// The most threads one search may use.
@@ -85,6 +85,8 @@ pub struct PlayerSettings {
     /// Threads that evaluate each batch of leaves ([`mancala_mcts::Search::run_threads`]).
     pub threads: usize,
     pub c_puct: f32,
+    /// First-play urgency: an unvisited move counts as its parent's value less this.
+    pub fpu: f32,
     /// Leaves gathered under virtual loss for one evaluator call, per thread.
     pub gather: usize,
     pub pick: FinalPick,
@@ -110,6 +112,7 @@ impl PlayerSettings {
             time: None,
             threads: 1,
             c_puct: NET_C_PUCT,
+            fpu: NET_FPU,
             gather: NET_GATHER,
             pick: NET_PICK,
             reuse: NET_REUSE,
@@ -117,6 +120,23 @@ impl PlayerSettings {
             minimax: NET_MINIMAX,
             margin: None,
             precision: Precision::Fp32,
+        }
+    }
+
+    /// The search these settings ask for, with the seed margin weighed by `margin` (the
+    /// settings' own, or the guide's when they name none, as [`build_player`] resolves it).
+    /// Tree reuse and the time limit are the agent's, not the search's.
+    pub fn search_config(&self, margin: f32) -> SearchConfig {
+        SearchConfig {
+            simulations: self.simulations,
+            c_puct: self.c_puct,
+            fpu_reduction: self.fpu,
+            leaves_per_gather: self.gather.max(1),
+            margin_utility: margin,
+            final_pick: self.pick,
+            solver: self.solver,
+            minimax_weight: self.minimax,
+            ..SearchConfig::default()
         }
     }
 
@@ -128,6 +148,7 @@ impl PlayerSettings {
             time: None,
             threads: 1,
             c_puct: MCTS_C_PUCT,
+            fpu: MCTS_FPU,
             gather: 1,
             pick: FinalPick::Visits,
             reuse: false,
@@ -240,17 +261,7 @@ pub fn build_player<G: Game>(
     let evaluators = (0..settings.threads)
         .map(|k| evaluator(game, guide, tablebase, margin, settings.precision, &cache, (seed, k)))
         .collect::<Result<Vec<_>, _>>()?;
-    let config = SearchConfig {
-        simulations: settings.simulations,
-        c_puct: settings.c_puct,
-        leaves_per_gather: settings.gather.max(1),
-        margin_utility: margin,
-        final_pick: settings.pick,
-        solver: settings.solver,
-        minimax_weight: settings.minimax,
-        ..SearchConfig::default()
-    };
-    let agent = SearchAgent::with_evaluators(game.clone(), config, evaluators, seed, name)
+    let agent = SearchAgent::with_evaluators(game.clone(), settings.search_config(margin), evaluators, seed, name)
         .with_reuse(settings.reuse)
         .with_time(settings.time);
     Ok(Player { agent, rollouts: !guide.is_network() && tablebase.is_none() })

@@ -23,6 +23,11 @@ pub const MCTS_C_PUCT: f32 = 1.5;
 /// Default exploration constant of `net`: lower than self-play's, as a trained prior is worth
 /// following ([`mancala_mcts::SearchConfig::IN_PLAY_C_PUCT`]).
 pub const NET_C_PUCT: f32 = mancala_mcts::SearchConfig::IN_PLAY_C_PUCT;
+/// Default first-play urgency of `mcts`: an unvisited move counts as its parent's value less
+/// this (the yardstick as measured).
+pub const MCTS_FPU: f32 = mancala_mcts::SearchConfig::FPU_REDUCTION;
+/// Default first-play urgency of `net`.
+pub const NET_FPU: f32 = mancala_mcts::SearchConfig::FPU_REDUCTION;
 /// Default leaves a `net` search gathers for one network call: a batch large enough to pay for
 /// the call, small enough that virtual loss barely bends a search of 200 simulations.
 pub const NET_GATHER: usize = 8;
@@ -57,7 +62,7 @@ pub enum AgentKind {
     /// searched with [`PlayerSettings::rollouts`] changed by the parameters. `solver=true`
     /// backs up proven values from finished games in the tree (off by default: the yardstick).
     Mcts { search: PlayerSettings },
-    /// `net:FILE[,sims=N][,ms=T][,threads=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B][,minimax=W][,solver=B][,precision=P]`:
+    /// `net:FILE[,sims=N][,ms=T][,threads=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B][,minimax=W][,fpu=F][,solver=B][,precision=P]`:
     /// a trained model guiding MCTS ([`PlayerSettings::network`] changed by the parameters),
     /// with exact values from an endgame database at the leaves inside it when `tb` is given.
     /// `sims` is the simulations a move; `ms` a time a move instead (with `sims` too, whichever
@@ -72,7 +77,8 @@ pub enum AgentKind {
     /// whether a search keeps the subtree of the moves played since the agent's last search.
     /// `solver` (by default [`NET_SOLVER`]): whether the search backs up proven values from
     /// finished games in its tree. `minimax` (0 to 1, by default [`NET_MINIMAX`]): the weight
-    /// of the minimax of the search's evaluations beside their mean. `precision` (`fp32`, the
+    /// of the minimax of the search's evaluations beside their mean. `fpu` (0 to 2, by default
+    /// [`NET_FPU`]): how far below its parent's value an unvisited move counts. `precision` (`fp32`, the
     /// default, `int8` or `auto`): the arithmetic of the network on the CPU (see
     /// [`mancala_nn::Precision`]).
     Net { model: PathBuf, tablebase: Option<PathBuf>, search: PlayerSettings },
@@ -260,7 +266,7 @@ fn allowed_list(kind: &str) -> &'static str {
     match kind {
         "alphabeta" => "depth, ms",
         "mcts" => "sims, ms, threads, cpuct, solver",
-        "net" => "sims, ms, threads, tb, margin, cpuct, gather, pick, reuse, solver, minimax, precision",
+        "net" => "sims, ms, threads, tb, margin, cpuct, gather, pick, reuse, solver, minimax, fpu, precision",
         "perfect" => "db, depth, ms",
         _ => "none",
     }
@@ -313,10 +319,23 @@ impl AgentSpec {
 /// The keys `mcts` takes.
 const MCTS_KEYS: &[&str] = &["sims", "ms", "threads", "cpuct", "solver"];
 /// The keys `net` takes after its model file.
-const NET_KEYS: &[&str] =
-    &["sims", "ms", "threads", "tb", "margin", "cpuct", "gather", "pick", "reuse", "solver", "minimax", "precision"];
+const NET_KEYS: &[&str] = &[
+    "sims",
+    "ms",
+    "threads",
+    "tb",
+    "margin",
+    "cpuct",
+    "gather",
+    "pick",
+    "reuse",
+    "solver",
+    "minimax",
+    "fpu",
+    "precision",
+];
 /// The form of a `net` spec, for the message when its model file is missing.
-const NET_FORM: &str = "net:FILE[,sims=N][,ms=T][,threads=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B][,minimax=W][,solver=B][,precision=P]";
+const NET_FORM: &str = "net:FILE[,sims=N][,ms=T][,threads=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B][,minimax=W][,fpu=F][,solver=B][,precision=P]";
 
 /// `mcts:...`: the rollout settings changed by the parameters.
 fn parse_mcts<'a>(spec: &'a str, pieces: impl Iterator<Item = &'a str>) -> Result<AgentKind, SpecError> {
@@ -336,6 +355,7 @@ fn parse_net<'a>(spec: &'a str, mut pieces: impl Iterator<Item = &'a str>) -> Re
     search.pick = p.pick()?;
     search.reuse = p.boolean("reuse", NET_REUSE)?;
     search.minimax = p.bounded("minimax", NET_MINIMAX, 0.0, 1.0, "a number from 0 to 1")?;
+    search.fpu = p.bounded("fpu", NET_FPU, 0.0, 2.0, "a number from 0 to 2")?;
     search.precision = p.precision()?;
     Ok(AgentKind::Net { model: PathBuf::from(model), tablebase: p.get("tb").map(PathBuf::from), search })
 }

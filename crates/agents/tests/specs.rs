@@ -140,6 +140,15 @@ fn specs_parse_into_typed_kinds_with_their_defaults() {
     // (the values measured in docs/experiments.md, "The exploration constant in play").
     assert_eq!((network.c_puct, rollouts.c_puct), (1.0, 1.5));
     assert_eq!((NET_C_PUCT, MCTS_C_PUCT), (1.0, 1.5));
+    // First-play urgency stays self-play's in both (measured flat or worse elsewhere).
+    assert_eq!((network.fpu, rollouts.fpu), (0.2, 0.2));
+    // The settings reach the search they build.
+    let search = PlayerSettings { fpu: 0.5, gather: 0, ..network.clone() }.search_config(0.1);
+    assert_eq!(
+        (search.fpu_reduction, search.c_puct, search.minimax_weight, search.margin_utility, search.leaves_per_gather),
+        (0.5, 1.0, NET_MINIMAX, 0.1, 1)
+    );
+    assert_eq!((search.simulations, search.final_pick, search.solver), (200, FinalPick::IN_PLAY, NET_SOLVER));
     let net = |search: PlayerSettings, tablebase: Option<&str>| AgentKind::Net {
         model: "a.mzm".into(),
         tablebase: tablebase.map(Into::into),
@@ -173,6 +182,8 @@ fn specs_parse_into_typed_kinds_with_their_defaults() {
     assert!(!searched("net:a.mzm,sims=800,solver=false").solver);
     assert_eq!(searched("net:a.mzm,minimax=0").minimax, 0.0);
     assert_eq!(searched("net:a.mzm,minimax=1").minimax, 1.0);
+    assert_eq!(searched("net:a.mzm,fpu=0").fpu, 0.0);
+    assert_eq!(searched("net:a.mzm,sims=50,fpu=1.5").fpu, 1.5);
     assert_eq!(searched("net:a.mzm").precision, Precision::Fp32);
     assert_eq!(searched("net:a.mzm,precision=int8").precision, Precision::Int8);
     assert_eq!(searched("net:a.mzm,sims=50,precision=auto").precision, Precision::Auto);
@@ -234,6 +245,13 @@ fn every_bad_spec_is_refused_by_name() {
         |e| matches!(e, SpecError::BadNumber { key, value, .. } if key == "minimax" && value == "1.5"),
     );
     refused("net:a.mzm,minimax=-0.1", |e| matches!(e, SpecError::BadNumber { key, .. } if key == "minimax"));
+    refused(
+        "net:a.mzm,fpu=2.5",
+        |e| matches!(e, SpecError::BadNumber { key, value, .. } if key == "fpu" && value == "2.5"),
+    );
+    refused("net:a.mzm,fpu=-0.1", |e| matches!(e, SpecError::BadNumber { key, .. } if key == "fpu"));
+    refused("net:a.mzm,fpu=nan", |e| matches!(e, SpecError::BadNumber { key, .. } if key == "fpu"));
+    refused("mcts:fpu=0", |e| e.to_string().contains("fpu"));
     refused(
         "mcts:solver=1",
         |e| matches!(e, SpecError::BadNumber { key, value, .. } if key == "solver" && value == "1"),

@@ -126,7 +126,7 @@ impl Default for SearchConfig {
         SearchConfig {
             simulations: 200,
             c_puct: 1.5,
-            fpu_reduction: 0.2,
+            fpu_reduction: SearchConfig::FPU_REDUCTION,
             root: RootKind::Puct,
             dirichlet_noise: false,
             dirichlet_alpha_total: 6.0,
@@ -145,6 +145,10 @@ impl Default for SearchConfig {
 }
 
 impl SearchConfig {
+    /// First-play urgency's reduction in self-play and by default: an unvisited child counts
+    /// as its parent's value less this (Leela Zero's constant form).
+    pub const FPU_REDUCTION: f32 = 0.2;
+
     /// The minimax weight of a network-guided search in play (`mancala_agents`'
     /// `PlayerSettings::network`, which every front-end plays from):
     /// the shipped models beat themselves searching by the mean alone with it, most in

@@ -22,7 +22,7 @@ pub struct Args {
     #[arg(long, default_value = "oware")]
     pub game: String,
     /// Agent A: `random`, `greedy`, `alphabeta:depth=D`, `alphabeta:ms=M`,
-    /// `mcts:sims=N[,ms=T][,threads=N][,cpuct=C][,solver=B]`, `net:FILE[,sims=N][,ms=T][,threads=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B][,minimax=W][,solver=B]`, `perfect:db=FILE[,depth=D|ms=M]`.
+    /// `mcts:sims=N[,ms=T][,threads=N][,cpuct=C][,solver=B]`, `net:FILE[,sims=N][,ms=T][,threads=N][,tb=DB][,margin=W][,cpuct=C][,gather=G][,pick=P][,reuse=B][,minimax=W][,fpu=F][,solver=B][,precision=P]`, `perfect:db=FILE[,depth=D|ms=M]`.
     #[arg(long, required_unless_present = "round_robin", conflicts_with = "round_robin", requires = "b")]
     pub a: Option<String>,
     /// Agent B (same forms as --a).
