@@ -469,7 +469,8 @@ pub struct EvaluationSection {
     /// An endgame database (`mancala-zero tablebase build`); empty: none. On a fixed sample of
     /// its positions the network's value sign and the search's move are checked every
     /// evaluation (`endgame/value_sign`, `endgame/best_move`, `endgame/result_kept`,
-    /// `endgame/seeds_given`).
+    /// `endgame/seeds_given`; with `endgame.ends = "own"` also `endgame/best_move_own`, judged
+    /// by the game's own end).
     pub tablebase: String,
     /// Positions of the database in that fixed sample.
     pub tablebase_positions: usize,

@@ -55,6 +55,9 @@ pub struct Summary {
     pub elo: BTreeMap<String, f64>,
     /// The last endgame accuracy, when a database referees.
     pub endgame: Option<mancala_tablebase::EndgameAccuracy>,
+    /// The last best-move share judged by the game's own end, and on how many positions, when
+    /// the run plays to it (`endgame.ends = "own"`) and a database referees.
+    pub endgame_own: Option<(f64, usize)>,
     /// What each local worker did.
     pub workers: Vec<WorkerReport>,
     /// Whether the run reached its limits (not stopped early).
@@ -364,7 +367,7 @@ pub fn summarise(run: &Run) -> Result<Summary, TrainError> {
         let r: GatingRecord = run.read(&layout::gating_key(g))?;
         promotions += u64::from(r.decision == Decision::Promoted);
     }
-    let (mut elo, mut endgame) = (BTreeMap::new(), None);
+    let (mut elo, mut endgame, mut endgame_own) = (BTreeMap::new(), None, None);
     if let Some(g) = run.generations(layout::EVAL)?.last() {
         let r: EvalRecord = run.read(&layout::eval_key(*g))?;
         if let (Some(v), Some(b), Some(p)) = (
@@ -382,6 +385,9 @@ pub fn summarise(run: &Run) -> Result<Summary, TrainError> {
                 seeds_given: figure("endgame/seeds_given"),
             });
         }
+        if let (Some(b), Some(p)) = (r.scalars.get("endgame/best_move_own"), r.scalars.get("endgame/positions_own")) {
+            endgame_own = Some((*b, *p as usize));
+        }
         elo = r.elo;
     }
     Ok(Summary {
@@ -390,6 +396,7 @@ pub fn summarise(run: &Run) -> Result<Summary, TrainError> {
         promotions,
         elo,
         endgame,
+        endgame_own,
         workers: Vec::new(),
         finished: run.info()?.finished,
     })

@@ -751,6 +751,61 @@ fn a_run_on_the_games_own_end_reads_the_scored_values_at_its_leaves() {
     assert!(differ > 0, "the game's own end changes some best moves of the sample");
 }
 
+/// A run on the game's own end is judged by it too: beside the played-out figures, the
+/// evaluator gives the share of the same player's moves that are best by the game's own end.
+#[test]
+fn the_evaluator_judges_a_run_on_the_games_own_end_by_it() {
+    use mancala_agents::{Guide, PlayerSettings, build_player};
+    use mancala_mcts::Agent;
+    use mancala_rules::Line;
+    use mancala_train::roles::evaluator;
+    let over = "[game]\nrules = \"oware\"\n[endgame]\nseeds = 6\nends = \"own\"\n";
+    let run = tiny_run_with("evaluator-own-end", over);
+    let game = &run.game;
+    let device = Device::flex();
+    let best = run.load_best(&device).unwrap();
+    let built = mancala_train::endgame::database(&run.config, game).unwrap().unwrap();
+    let scored = built.scored.clone().expect("a scored database for the game's own end");
+    let (tablebase, _) = mancala_tablebase::Tablebase::build(game, 6, &|_| {}).unwrap();
+    let sample = mancala_tablebase::sample_positions(game, &tablebase, 400, 3);
+
+    // The same player's moves, judged by the scored database.
+    let settings = PlayerSettings {
+        simulations: run.config.evaluation.simulations,
+        margin: Some(run.config.search.margin_utility),
+        precision: run.config.network.inference_precision,
+        reuse: false,
+        ..PlayerSettings::network()
+    };
+    let guide = Guide::network(best.meta.clone(), best.net.clone(), "net");
+    let mut player = build_player(game, &guide, None, &settings, run.config.run.seed, "net".into()).unwrap();
+    let played: Vec<_> =
+        sample.iter().map(|pos| (*pos, player.choose(&Line::from_position(game.clone(), *pos)))).collect();
+    let real = mancala_tablebase::real_end_judgements(game, &tablebase, &scored, &played);
+    assert!(real.len() > 300, "most of the sample has a best move by the game's own end: {}", real.len());
+    let right = real.iter().filter(|j| j.move_right).count() as f64 / real.len() as f64;
+    let played_out = mancala_tablebase::endgame_judgements(game, &tablebase, &sample, |pos| {
+        (0.0, played[sample.iter().position(|p| p == pos).unwrap()].1)
+    });
+    let played_out = mancala_tablebase::EndgameAccuracy::of(&played_out).best_move;
+
+    let endgames = evaluator::Endgames { tablebase, sample, scored: Some(scored) };
+    let (record, _) = evaluator::evaluate(&run, &best, Some(&endgames), &device).unwrap();
+    assert_eq!(record.scalars["endgame/best_move"], played_out, "{:?}", record.scalars);
+    assert_eq!(record.scalars["endgame/best_move_own"], right, "{:?}", record.scalars);
+    assert_eq!(record.scalars["endgame/positions_own"], real.len() as f64);
+    assert_ne!(right, played_out, "the two ends judge the sample's moves alike");
+
+    // `endgames` hands the evaluator the run's own scored database.
+    let path = std::env::temp_dir().join(format!("mz-evaluator-own-end-{}.tb", std::process::id()));
+    endgames.tablebase.write(&path).unwrap();
+    let over = format!("{over}[evaluation]\ntablebase = {:?}\ntablebase_positions = 50\n", path.display().to_string());
+    let run = tiny_run_with("evaluator-own-end-file", &over);
+    let loaded = evaluator::endgames(&run).unwrap().unwrap();
+    assert!(std::sync::Arc::ptr_eq(loaded.scored.as_ref().unwrap(), built.scored.as_ref().unwrap()));
+    std::fs::remove_file(&path).ok();
+}
+
 #[test]
 fn the_endgame_feed_on_the_games_own_end_fills_its_share() {
     let over =

@@ -298,10 +298,11 @@ fn without_gating_games_every_candidate_is_promoted() {
     assert!(gating.iter().all(|l| l["gating/promoted"] == 1.0 && l.get("gating/score").is_none()), "{text}");
 }
 
-/// The evaluator judges the model as the arena's `net` agent plays it: its endgame figure is
-/// that of a search with the play-time final pick, not of the most visited move.
+/// The evaluator judges the model as the arena's `net` agent plays it (the play-time
+/// exploration constant, minimax and final pick, at the evaluation's simulations): its endgame
+/// figure is that player's, not the self-play search's.
 #[test]
-fn the_evaluator_judges_endgames_with_the_play_time_pick() {
+fn the_evaluator_judges_endgames_as_the_net_agent_plays() {
     use mancala_mcts::{Agent, Evaluator, FinalPick, SearchConfig};
     use mancala_rules::{Game, Line};
     let run = new_run("evaluator-pick", 2);
@@ -309,17 +310,7 @@ fn the_evaluator_judges_endgames_with_the_play_time_pick() {
     let best = run.load_best(&device).unwrap();
     let (tablebase, _) = mancala_tablebase::Tablebase::build(&run.game, 12, &|_| {}).unwrap();
     let sample = mancala_tablebase::metric::sample_positions(&run.game, &tablebase, 300, 5);
-    let accuracy = |pick: FinalPick| {
-        let config = SearchConfig { final_pick: pick, ..run.config.search_config(run.config.gating.simulations) };
-        let mut agent = mancala_nn::neural_agent(
-            &run.game,
-            best.net.clone(),
-            device.clone(),
-            run.config.network.inference_precision,
-            config,
-            run.config.run.seed,
-            "net".into(),
-        );
+    let accuracy = |agent: &mut dyn Agent<mancala_rules::AnyGame>| {
         let mut value_net = mancala_nn::NeuralEvaluator::new(&run.game, best.net.clone(), device.clone());
         let (mut policy, mut value) = (vec![0.0; run.game.action_space()], [0.0f32]);
         mancala_tablebase::endgame_accuracy(&run.game, &tablebase, &sample, |pos| {
@@ -328,13 +319,38 @@ fn the_evaluator_judges_endgames_with_the_play_time_pick() {
         })
         .best_move
     };
-    let (in_play, visits) = (accuracy(FinalPick::IN_PLAY), accuracy(FinalPick::Visits));
-    assert_ne!(in_play, visits, "the sample does not tell the two picks apart");
-    let endgames = evaluator::Endgames { tablebase, sample };
+    // The `net` agent as every front-end builds it, one position a game.
+    let settings = mancala_agents::PlayerSettings {
+        simulations: run.config.evaluation.simulations,
+        margin: Some(run.config.search.margin_utility),
+        precision: run.config.network.inference_precision,
+        reuse: false,
+        ..mancala_agents::PlayerSettings::network()
+    };
+    let guide = mancala_agents::Guide::network(best.meta.clone(), best.net.clone(), "net");
+    let mut net_agent =
+        mancala_agents::build_player(&run.game, &guide, None, &settings, run.config.run.seed, "net".into()).unwrap();
+    let in_play = accuracy(&mut net_agent);
+    // The self-play search, most visited move.
+    let config =
+        SearchConfig { final_pick: FinalPick::Visits, ..run.config.search_config(run.config.gating.simulations) };
+    let mut self_play = mancala_nn::neural_agent(
+        &run.game,
+        best.net.clone(),
+        device.clone(),
+        run.config.network.inference_precision,
+        config,
+        run.config.run.seed,
+        "net".into(),
+    );
+    assert_ne!(in_play, accuracy(&mut self_play), "the sample does not tell the two players apart");
+    let endgames = evaluator::Endgames { tablebase, sample, scored: None };
     let (record, _) = evaluator::evaluate(&run, &best, Some(&endgames), &device).unwrap();
     assert_eq!(record.scalars["endgame/best_move"], in_play);
     // A best move keeps the result and gives nothing away, so these bound it.
     assert!(record.scalars["endgame/result_kept"] >= in_play, "{:?}", record.scalars);
     assert!(record.scalars["endgame/seeds_given"] >= 0.0, "{:?}", record.scalars);
     assert_eq!(record.scalars["endgame/seeds_given"] == 0.0, in_play == 1.0, "{:?}", record.scalars);
+    // Kalah plays out to the end: no figure of the game's own end.
+    assert!(!record.scalars.contains_key("endgame/best_move_own"), "{:?}", record.scalars);
 }

@@ -172,6 +172,9 @@ fn report(summary: &mancala_train::Summary, url: &str) {
             a.result_kept * 100.0
         );
     }
+    if let Some((best_move, positions)) = summary.endgame_own {
+        println!("by the game's own end, on {positions} of them: best move {:.1}%", best_move * 100.0);
+    }
 }
 
 #[cfg(test)]

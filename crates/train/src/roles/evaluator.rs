@@ -4,24 +4,29 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use burn::prelude::Device;
+use mancala_agents::PlayerSettings;
 use mancala_agents::{AgentSpec, SpecError};
 use mancala_arena::{MatchConfig, play_match, write_record};
-use mancala_mcts::{Agent, Evaluator, FinalPick, SearchConfig};
+use mancala_mcts::{Agent, Evaluator};
 use mancala_nn::{NeuralEvaluator, neural_agent};
 use mancala_rules::{AnyGame, Game, Line};
-use mancala_tablebase::Tablebase;
+use mancala_tablebase::{ScoredTablebase, Tablebase};
 
 use super::Ctl;
+use crate::config::Ends;
 use crate::error::TrainError;
 use crate::layout::{self, BestPointer, EvalRecord};
 use crate::run::{Run, StoredModel};
 
-/// The endgame referee: a database and a fixed sample of its positions.
+/// The endgame referee: a database and a fixed sample of its positions, and the values of
+/// the game's own end when the run plays to it (`endgame.ends = "own"`).
 pub struct Endgames {
     pub tablebase: Tablebase,
     pub sample: Vec<<AnyGame as Game>::Position>,
+    pub scored: Option<Arc<ScoredTablebase>>,
 }
 
 /// Loads the configured endgame database, if any.
@@ -39,7 +44,13 @@ pub fn endgames(run: &Run) -> Result<Option<Endgames>, TrainError> {
         .map_err(|err| TrainError::Config(format!("evaluation.tablebase = {}: {err}", path.display())))?;
     tablebase.check_game(&run.game).map_err(|err| TrainError::Config(format!("evaluation.tablebase: {err}")))?;
     let sample = mancala_tablebase::metric::sample_positions(&run.game, &tablebase, e.tablebase_positions, 0xe4d9);
-    Ok(Some(Endgames { tablebase, sample }))
+    // A run taught the game's own end is judged by it too: the run's own scored database,
+    // which this process's self-play shares when it has built it already.
+    let scored = match run.config.endgame.ends {
+        Ends::Own => crate::endgame::database(&run.config, &run.game)?.and_then(|built| built.scored),
+        Ends::PlayedOut => None,
+    };
+    Ok(Some(Endgames { tablebase, sample, scored }))
 }
 
 /// The run's `evaluation.references`, parsed, with the files they name checked against the
@@ -93,17 +104,23 @@ pub fn evaluate(
     device: &Device,
 ) -> Result<(EvalRecord, Vec<u8>), TrainError> {
     let e = &run.config.evaluation;
-    // The model as it plays (the arena's `net` agent): the play-time final pick.
-    let search = SearchConfig { final_pick: FinalPick::IN_PLAY, ..run.config.search_config(e.simulations) };
+    // The model as the arena's `net` agent plays it (its defaults: the exploration constant,
+    // the minimax, the final pick, tree reuse), at the evaluation's simulations and with the
+    // seed margin the run searches with: the run's figures are those a user measures.
+    let play = PlayerSettings { simulations: e.simulations, ..PlayerSettings::network() };
+    let search = play.search_config(run.config.search.margin_utility);
     let references = reference_specs(run)?;
-    let (game, dev, net) = (run.game.clone(), device.clone(), best.net.clone());
+    let (game, dev, net, in_match) = (run.game.clone(), device.clone(), best.net.clone(), search.clone());
     // The run's inference precision, as in its self-play and gating.
     let precision = run.config.network.inference_precision;
     // "net" is the model under test; a reference is any spec (a saved model `net:FILE`, a
     // database player `perfect:db=FILE`, ...), built by the same registry as the CLI's.
     let factory = move |spec: &str, seed: u64| -> Result<Box<dyn Agent<AnyGame>>, SpecError> {
         if spec == "net" {
-            Ok(Box::new(neural_agent(&game, net.clone(), dev.clone(), precision, search.clone(), seed, "net".into())))
+            Ok(Box::new(
+                neural_agent(&game, net.clone(), dev.clone(), precision, in_match.clone(), seed, "net".into())
+                    .with_reuse(play.reuse),
+            ))
         } else {
             match references.iter().find(|r| r.text == spec) {
                 Some(reference) => reference.build(&game, seed),
@@ -134,22 +151,32 @@ pub fn evaluate(
     }
     if let Some(eg) = endgames {
         let mut value_net = NeuralEvaluator::new(&run.game, best.net.clone(), device.clone()).with_precision(precision);
+        // The same player, as `tablebase accuracy` judges it: each position a game of its own.
         let mut agent = neural_agent(
             &run.game,
             best.net.clone(),
             device.clone(),
             precision,
-            SearchConfig { final_pick: FinalPick::IN_PLAY, ..run.config.search_config(run.config.gating.simulations) },
+            search.clone(),
             run.config.run.seed,
             "net".into(),
         );
         let a = run.game.action_space();
         let (mut policy, mut value) = (vec![0.0; a], [0.0f32]);
-        let acc = mancala_tablebase::metric::endgame_accuracy(&run.game, &eg.tablebase, &eg.sample, |pos| {
+        let mut played = Vec::with_capacity(eg.sample.len());
+        let judged = mancala_tablebase::endgame_judgements(&run.game, &eg.tablebase, &eg.sample, |pos| {
             value_net.evaluate(&run.game, std::slice::from_ref(pos), &mut policy, &mut value);
-            let line = Line::from_position(run.game.clone(), *pos);
-            (value[0], agent.choose(&line))
+            let action = agent.choose(&Line::from_position(run.game.clone(), *pos));
+            played.push((*pos, action));
+            (value[0], action)
         });
+        let acc = mancala_tablebase::EndgameAccuracy::of(&judged);
+        if let Some(scored) = &eg.scored {
+            let real = mancala_tablebase::real_end_judgements(&run.game, &eg.tablebase, scored, &played);
+            let right = real.iter().filter(|j| j.move_right).count();
+            scalars.insert("endgame/best_move_own".into(), right as f64 / real.len().max(1) as f64);
+            scalars.insert("endgame/positions_own".into(), real.len() as f64);
+        }
         scalars.insert("endgame/value_sign".into(), acc.value_sign);
         scalars.insert("endgame/best_move".into(), acc.best_move);
         scalars.insert("endgame/result_kept".into(), acc.result_kept);
