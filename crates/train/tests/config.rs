@@ -42,8 +42,8 @@ fn shipped_configs_are_the_configs_the_complete_files_gave() {
     // but for what was changed on purpose since, with a measurement (docs/experiments.md): the
     // margin weight, the endgame database of the games it can describe, an iteration limit
     // that leaves the run to max_minutes, the learning rate's decay over the run, int8
-    // searches where the CPU has them, Ouril's ring convolution, and Oware's and Ouril's longer
-    // replay window. They name `logging.progress`, removed since, as every run stored before
+    // searches where the CPU has them, Ouril's ring convolution, the longer replay window of
+    // Oware, Ouril and Awale, and the game's own end for Oware and Awale. They name `logging.progress`, removed since, as every run stored before
     // did.
     for (name, old) in BEFORE {
         let old = RunConfig::parse_stored(old).unwrap();
@@ -54,8 +54,8 @@ fn shipped_configs_are_the_configs_the_complete_files_gave() {
         let database = ["oware", "awale", "kalah"].contains(name);
         assert_eq!((new.endgame.seeds, new.endgame.feed), if database { (15, 0.25) } else { (0, 0.0) }, "{name}");
         assert!(!new.endgame.adjudicate, "{name}");
-        // Oware's exact values by its own end, where it stops at a majority.
-        let ends = if *name == "oware" { Ends::Own } else { Ends::PlayedOut };
+        // Oware's and Awale's exact values by their own end, where they stop at a majority.
+        let ends = if ["oware", "awale"].contains(name) { Ends::Own } else { Ends::PlayedOut };
         assert_eq!(new.endgame.ends, ends, "{name}");
         new.endgame = old.endgame.clone();
         assert_eq!((new.training.schedule, new.training.schedule_factor), (ScheduleName::CosineRun, 0.1), "{name}");
@@ -68,8 +68,9 @@ fn shipped_configs_are_the_configs_the_complete_files_gave() {
             assert_eq!((new.network.architecture, new.network.width), (ArchitectureName::Conv, 16));
             (new.network.architecture, new.network.width) = (old.network.architecture, old.network.width);
         }
-        // Oware's and Ouril's replay window, ten times the base's: each played stronger for it.
-        if ["oware", "ouril"].contains(name) {
+        // Oware's, Ouril's and Awale's replay window, ten times the base's: each played
+        // stronger for it.
+        if ["oware", "ouril", "awale"].contains(name) {
             assert_eq!((old.training.window_max, new.training.window_max), (150_000, 1_500_000), "{name}");
             new.training.window_max = old.training.window_max;
         }
@@ -81,6 +82,8 @@ fn shipped_configs_are_the_configs_the_complete_files_gave() {
     }
     let capture_all = RunConfig::parse(RunConfig::shipped("oware-capture-all").unwrap()).unwrap();
     assert_eq!(capture_all.game.rules, "oware-capture-all");
+    assert_eq!((capture_all.endgame.seeds, capture_all.endgame.ends), (15, Ends::Own));
+    assert_eq!(capture_all.training.window_max, 1_500_000);
     assert_eq!(SHIPPED.len(), BEFORE.len() + 1);
 }
 
