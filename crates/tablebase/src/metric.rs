@@ -211,6 +211,20 @@ pub struct RealEndJudgement {
     pub perfect_on_database: f64,
 }
 
+impl RealEndJudgement {
+    /// The share of `judged` whose move is best by the game's own end (0 for none): the
+    /// figure `tablebase accuracy --real-end` prints and a run records as
+    /// `endgame/best_move_own`.
+    pub fn best_move<'a>(judged: impl IntoIterator<Item = &'a RealEndJudgement>) -> f64 {
+        let (mut right, mut all) = (0usize, 0usize);
+        for j in judged {
+            right += usize::from(j.move_right);
+            all += 1;
+        }
+        if all == 0 { 0.0 } else { right as f64 / all as f64 }
+    }
+}
+
 /// Judges the moves `played` (a position and the player's move there) by the game's own end;
 /// positions outside either database, or without a move, are left out.
 pub fn real_end_judgements<G: Game>(

@@ -222,7 +222,7 @@ fn print_real_end(real: &[RealEndJudgement], max_seeds: usize) {
         let n = part.len().max(1) as f64;
         (
             part.len(),
-            100.0 * part.iter().filter(|j| j.move_right).count() as f64 / n,
+            100.0 * RealEndJudgement::best_move(part.iter().copied()),
             100.0 * part.iter().map(|j| j.perfect_on_database).sum::<f64>() / n,
         )
     };

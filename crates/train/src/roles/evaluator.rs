@@ -107,6 +107,8 @@ pub fn evaluate(
     // The model as the arena's `net` agent plays it (its defaults: the exploration constant,
     // the minimax, the final pick, tree reuse), at the evaluation's simulations and with the
     // seed margin the run searches with: the run's figures are those a user measures.
+    // Built here rather than by `mancala_agents::build_player`, which plays on the CPU: the
+    // evaluator keeps the run's device.
     let play = PlayerSettings { simulations: e.simulations, ..PlayerSettings::network() };
     let search = play.search_config(run.config.search.margin_utility);
     let references = reference_specs(run)?;
@@ -173,8 +175,7 @@ pub fn evaluate(
         let acc = mancala_tablebase::EndgameAccuracy::of(&judged);
         if let Some(scored) = &eg.scored {
             let real = mancala_tablebase::real_end_judgements(&run.game, &eg.tablebase, scored, &played);
-            let right = real.iter().filter(|j| j.move_right).count();
-            scalars.insert("endgame/best_move_own".into(), right as f64 / real.len().max(1) as f64);
+            scalars.insert("endgame/best_move_own".into(), mancala_tablebase::RealEndJudgement::best_move(&real));
             scalars.insert("endgame/positions_own".into(), real.len() as f64);
         }
         scalars.insert("endgame/value_sign".into(), acc.value_sign);
