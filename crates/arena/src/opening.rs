@@ -62,7 +62,7 @@ pub fn openings<G: Game>(game: &G, plies: usize, count: usize, seed: u64) -> Res
                 return Err(ArenaError::Openings { wanted: count, found: out.len(), plies });
             }
         }
-        let Some(line) = random_line(game, length, &mut rng) else {
+        let Some(line) = Line::random(game.clone(), length, |n| rng.random_range(0..n)) else {
             misses += 1;
             continue;
         };
@@ -77,18 +77,4 @@ pub fn openings<G: Game>(game: &G, plies: usize, count: usize, seed: u64) -> Res
         out.push(Opening { actions: line.moves().collect(), labels: line.move_labels() });
     }
     Ok(out)
-}
-
-/// `plies` uniformly random legal moves from the start, or none if the game ended on the way.
-fn random_line<G: Game>(game: &G, plies: usize, rng: &mut SmallRng) -> Option<Line<G>> {
-    let mut line = Line::new(game.clone());
-    for _ in 0..plies {
-        let legal = line.legal_moves();
-        if legal.is_empty() {
-            return None;
-        }
-        let action = legal.nth(rng.random_range(0..legal.len())).expect("index below the move count");
-        line.play(action).expect("a move from the legal mask is legal");
-    }
-    if line.status().is_over() { None } else { Some(line) }
 }

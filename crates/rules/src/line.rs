@@ -43,6 +43,23 @@ impl<G: Game> Line<G> {
         Self::from_position(game, start)
     }
 
+    /// A game of `plies` random legal moves from the initial position, or `None` when it ends
+    /// within them: the openings of matches and of self-play's random starts. `pick(n)` says
+    /// which of the `n` legal moves to play (an index below `n`; uniform for a random
+    /// opening), so the caller keeps its generator and this crate needs none.
+    pub fn random(game: G, plies: usize, mut pick: impl FnMut(usize) -> usize) -> Option<Self> {
+        let mut line = Line::new(game);
+        for _ in 0..plies {
+            let legal = line.legal_moves();
+            if legal.is_empty() {
+                return None;
+            }
+            let action = legal.nth(pick(legal.len())).expect("pick gives an index below the move count");
+            line.play(action).expect("a move from the legal mask is legal");
+        }
+        if line.status().is_over() { None } else { Some(line) }
+    }
+
     /// A game from any position (no history before it).
     pub fn from_position(game: G, pos: G::Position) -> Self {
         let hash = game.hash(&pos);

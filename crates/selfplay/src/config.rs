@@ -20,6 +20,12 @@ pub struct SelfPlayConfig {
     pub fast_simulations: u32,
     /// Share of moves that get the full search.
     pub full_search_share: f64,
+    /// Uniformly random plies each game begins with before the first search, as the openings
+    /// of the arena's, gating's and evaluation's matches do (0: every game from the initial
+    /// position). Not recorded: no search chose them. They put the network in front of the
+    /// unbalanced positions a random opening makes, which sampling by visits rarely reaches.
+    /// They count among the first `temperature_plies` plies of the game.
+    pub opening_plies: u32,
     /// Plies played with `temperature`; later plies take `temperature_final`.
     pub temperature_plies: u32,
     /// PUCT root: in those plies moves are sampled with visits^(1/temperature) (0 to 10; 0:
@@ -62,6 +68,10 @@ pub enum Inference {
 /// catches a typo that would allocate gigabytes.
 pub const MAX_SERVICE_BATCH: usize = 1 << 16;
 
+/// The most random plies a self-play game may begin with: past a few dozen most games would
+/// end before the first search.
+pub const MAX_OPENING_PLIES: u32 = 32;
+
 /// The longest `selfplay.service_flush_us` accepted (one second).
 pub const MAX_SERVICE_FLUSH_US: u64 = 1_000_000;
 
@@ -75,6 +85,7 @@ impl Default for SelfPlayConfig {
             simulations: 128,
             fast_simulations: 24,
             full_search_share: 0.25,
+            opening_plies: 0,
             temperature_plies: 12,
             temperature: 1.0,
             temperature_halflife: 0.0,
@@ -118,6 +129,12 @@ impl SelfPlayConfig {
         }
         if !(0.0..=1.0).contains(&self.full_search_share) || self.full_search_share == 0.0 {
             return Err(format!("selfplay.full_search_share must be in (0, 1], got {}", self.full_search_share));
+        }
+        if self.opening_plies > MAX_OPENING_PLIES {
+            return Err(format!(
+                "selfplay.opening_plies must be at most {MAX_OPENING_PLIES}, got {}",
+                self.opening_plies
+            ));
         }
         // Written as a negated test so that NaN is refused too.
         let temperature = |key: &str, t: f32| {

@@ -364,11 +364,19 @@ fn new_slot<G: Game>(game: &G, config: &SelfPlayConfig, search: &SearchConfig, s
     let mut sc = search.clone();
     sc.leaves_per_gather = config.leaves_per_gather;
     let mut search = Search::new(game.clone(), sc, rng.random());
-    let line = Line::new(game.clone());
+    let line = opening(game, config.opening_plies as usize, &mut rng);
     let full = rng.random_bool(config.full_search_share);
     configure(&mut search, config, full);
     search.set_root_line(&line);
     Slot { line, search, rows: Vec::new(), full, rng, leaves: 0 }
+}
+
+/// The line a game starts from: `plies` random moves (`selfplay.opening_plies`), drawn again
+/// while they end the game; the initial position after a hundred draws that all end it.
+fn opening<G: Game>(game: &G, plies: usize, rng: &mut SmallRng) -> Line<G> {
+    (0..100)
+        .find_map(|_| Line::random(game.clone(), plies, |n| rng.random_range(0..n)))
+        .unwrap_or_else(|| Line::new(game.clone()))
 }
 
 /// Sets the next move's budget: full searches get noise and are recorded; cheap ones not.

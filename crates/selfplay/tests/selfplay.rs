@@ -238,3 +238,50 @@ fn the_temperature_steps_or_decays_as_configured() {
         assert!(err.contains("selfplay.temperature_"), "{err}");
     }
 }
+
+#[test]
+fn games_begin_with_their_random_opening_plies_unrecorded() {
+    let game = parse_rules("oware").unwrap();
+    let c = SelfPlayConfig { opening_plies: 4, full_search_share: 1.0, temperature_plies: 0, ..config(1) };
+    let search = SearchConfig::default();
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let out = play_games(&game, &c, &search, None, 6, 3, |_| UniformEvaluator, &|_| {}, &never);
+    assert_eq!(out.games.len(), 6);
+    for g in &out.games {
+        // Every searched move is recorded (full share 1); the four random ones are not.
+        assert_eq!(g.rows.len(), g.moves.len() - 4, "{:?}", g.moves);
+        // The first row is the position after the opening.
+        let mut line = Line::new(game.clone());
+        for m in &g.moves[..4] {
+            line.play_label(m).unwrap();
+        }
+        let mut inputs = vec![0.0; g.rows[0].inputs.len()];
+        let lay = mancala_encoding::layout(&game);
+        mancala_encoding::encode(&game, &lay, line.position(), &mut inputs);
+        assert_eq!(g.rows[0].inputs, inputs);
+    }
+    // Without noise or temperature the searches are the same in every game: only the
+    // openings tell the games apart.
+    let openings: std::collections::HashSet<_> = out.games.iter().map(|g| g.moves[..4].to_vec()).collect();
+    assert!(openings.len() > 1, "one opening for every game");
+    let plain = play_games(
+        &game,
+        &SelfPlayConfig { opening_plies: 0, ..c.clone() },
+        &search,
+        None,
+        6,
+        3,
+        |_| UniformEvaluator,
+        &|_| {},
+        &never,
+    );
+    assert!(plain.games.iter().all(|g| g.rows.len() == g.moves.len()));
+}
+
+#[test]
+fn too_many_opening_plies_are_refused_by_name() {
+    let c = SelfPlayConfig { opening_plies: 33, ..SelfPlayConfig::default() };
+    let err = c.validate().unwrap_err();
+    assert!(err.contains("selfplay.opening_plies") && err.contains("33"), "{err}");
+    assert!(SelfPlayConfig { opening_plies: 32, ..SelfPlayConfig::default() }.validate().is_ok());
+}
