@@ -43,9 +43,9 @@ fn shipped_configs_are_the_configs_the_complete_files_gave() {
     // margin weight, the endgame database of the games it can describe, an iteration limit
     // that leaves the run to max_minutes, the learning rate's decay over the run, int8
     // searches where the CPU has them, Ouril's ring convolution, the longer replay window of
-    // Oware, Ouril and Awale, the game's own end for Oware and Awale, and Ouril's and
-    // Oware's random openings in self-play. They name `logging.progress`, removed since, as
-    // every run stored before did.
+    // Oware, Ouril and Awale, the game's own end for Oware and Awale, and the random openings
+    // in self-play of Ouril, Oware, Kalah, Awale and Oware-capture-all. They name
+    // `logging.progress`, removed since, as every run stored before did.
     for (name, old) in BEFORE {
         let old = RunConfig::parse_stored(old).unwrap();
         let mut new = RunConfig::parse(RunConfig::shipped(name).unwrap()).unwrap();
@@ -75,8 +75,8 @@ fn shipped_configs_are_the_configs_the_complete_files_gave() {
             assert_eq!((old.training.window_max, new.training.window_max), (150_000, 1_500_000), "{name}");
             new.training.window_max = old.training.window_max;
         }
-        // Ouril's and Oware's random openings in self-play: an hour of them played stronger.
-        let opening = if ["ouril", "oware"].contains(name) { 4 } else { 0 };
+        // Random openings in self-play: an hour of them played stronger in these games.
+        let opening = if ["ouril", "oware", "kalah", "awale"].contains(name) { 4 } else { 0 };
         assert_eq!(new.selfplay.opening_plies, opening, "{name}");
         new.selfplay.opening_plies = old.selfplay.opening_plies;
         if *name != "tiny" {
@@ -89,6 +89,7 @@ fn shipped_configs_are_the_configs_the_complete_files_gave() {
     assert_eq!(capture_all.game.rules, "oware-capture-all");
     assert_eq!((capture_all.endgame.seeds, capture_all.endgame.ends), (15, Ends::Own));
     assert_eq!(capture_all.training.window_max, 1_500_000);
+    assert_eq!(capture_all.selfplay.opening_plies, 4);
     assert_eq!(SHIPPED.len(), BEFORE.len() + 1);
 }
 
