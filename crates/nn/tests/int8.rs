@@ -2,10 +2,11 @@
 //! from random play of every preset, the same best move in at least 99% of them and values
 //! within 0.02 on average; and every int8 path this CPU has gives the same answers.
 //!
-//! With 8-bit activations and 12-bit weights (see `mancala_nn::int8`) the best moves agree
-//! in 99.5% (Oware), 99.7% (Kalah, Awale, capture-all), 99.4% (Ouril), 99.5% (Ba-awa) and
-//! 99.0% (Owela) of positions, mean value errors 0.001 to 0.003. 8-bit weights reached only
-//! 94.6% (Owela) to 98.8% (Awale).
+//! With 12-bit weights and 13-bit activations (12 for Ouril's ring tower; see
+//! `mancala_nn::int8`) the models shipped on 2026-12-07 agree on the best move in 99.57%
+//! (Owela) to 100% (Kalah) of positions, mean value errors 0.0002 to 0.0008; with 8-bit
+//! activations 98.93% (Owela, under the line) to 99.83%. 8-bit weights reached only 94.6%
+//! (Owela) to 98.8% (Awale).
 
 use std::path::PathBuf;
 

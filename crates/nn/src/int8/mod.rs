@@ -6,16 +6,21 @@
 //! quantized, and packed in the layout the paths read, once when the kernel is built.
 //!
 //! - Activations: every block layer's input is a ReLU output, so non-negative; each row is
-//!   quantized to 8 bits, [0, 255], with its own scale (its largest value maps to 255),
+//!   quantized to `[0, levels]` with its own scale (its largest value maps to `levels`),
 //!   right after the layer before is finished; they are kept as pairs of `u16` in a `u32`,
 //!   which a SIMD lane multiplies with two weights, so one `i32` broadcast feeds a vector.
+//!   `levels` is the most the exact `i32` sums allow (see [`activation_levels`]): 8191
+//!   (13 bits) for the default 128-wide blocks, 255 (8 bits) at the widest 4096. The lanes
+//!   multiply 16-bit values, so more levels cost no instruction; 8 bits gave a shipped
+//!   Owela model FP32's best move in only 98.9% of the int8 test's positions, 13 bits 99.6%
+//!   (docs/experiments.md, "More levels for the activations").
 //! - Weights: 12 bits, `i16` in [-2047, 2047], with one scale per output column (its largest
 //!   magnitude maps to 2047), so a column of small weights keeps its precision. 8-bit
 //!   weights were measured first and miss the target of the same best move as FP32 in 99%
 //!   of positions (94.6% to 98.8% by preset, with 8-bit activations); 12 bits reach it, and
 //!   the `i16 x i16` products cost the same instructions as 8-bit ones on AVX2 and half of
 //!   `vpdpbusd`'s on AVX-512 VNNI.
-//! - Sums in `i32`, exact: a product is below 2^19 and a layer sums at most 4096 of them.
+//! - Sums in `i32`, exact: `levels` is chosen so that a layer's sum cannot leave it.
 //!   Then FP32: the two scales, the bias, the ReLU and the skip connection (the residual
 //!   stream between blocks stays FP32). The input layer (a few dozen inputs, some of them
 //!   signed) and the three heads (policy, value, margin) stay FP32 in [`crate::cpu`].
@@ -32,15 +37,31 @@ mod simd;
 
 use std::fmt;
 
-/// The largest quantized activation: the full `u8` range.
-const ACT_MAX: f32 = 255.0;
+/// The most levels an activation may have: the SIMD lanes multiply signed 16-bit values.
+const LEVELS_LIMIT: u64 = 32767;
+
+/// The largest activation a byte holds: what AMX's `tdpbusd` multiplies (see [`gemm`]).
+const BYTE_MAX: u32 = 255;
 
 /// The largest quantized weight magnitude: 12 bits with the sign.
 const WEIGHT_MAX: f32 = 2047.0;
 
-/// The most inputs a layer may have: the sums of `ACT_MAX * WEIGHT_MAX` products stay within
-/// `i32`.
+/// The most inputs a layer may have: the sums of that many products of 8-bit activations
+/// and 12-bit weights stay within `i32`.
 const MAX_INPUTS: usize = 4096;
+
+/// The levels the activations of a layer of `k` inputs are quantized to: the largest
+/// `2^b - 1` for which `k` products with 12-bit weights sum within `i32`, at most
+/// [`LEVELS_LIMIT`]. 8191 for 128 inputs, 255 for 4096.
+///
+/// # Panics
+/// If `k` is 0 or above [`MAX_INPUTS`].
+pub fn activation_levels(k: usize) -> u32 {
+    assert!((1..=MAX_INPUTS).contains(&k), "{k} inputs: a layer has 1 to {MAX_INPUTS}");
+    let bound = (i32::MAX as u64 / (WEIGHT_MAX as u64 * k as u64)).min(LEVELS_LIMIT);
+    let bits = (bound + 1).ilog2();
+    ((1u64 << bits) - 1) as u32
+}
 
 /// Rows of a batch that go through the whole tower together: their buffers (activations,
 /// sums) stay in the L1 cache while every layer's weights are read once for them.
@@ -165,7 +186,9 @@ impl PackedWeights {
 
 /// `acc[r][j] = sum_i x[r][i] * w[i][j]` for `rows` rows, with the activations `x` given as
 /// pairs, `q` `[rows][k / 2]`: `q[r][g]` holds `x[r][2g]` in its low 16 bits and `x[r][2g + 1]`
-/// in its high 16 (each at most 255), the two a SIMD lane multiplies with two weights.
+/// in its high 16 (each at most [`activation_levels`] of `k`), the two a SIMD lane
+/// multiplies with two weights. AMX multiplies bytes: on it every activation is at most
+/// 255, and [`gemm_in_bytes`] takes larger ones.
 ///
 /// # Panics
 /// If the path is not one this CPU has, or a buffer is shorter than its shape.
@@ -173,6 +196,7 @@ pub fn gemm(path: Int8Path, q: &[u32], rows: usize, w: &PackedWeights, acc: &mut
     let PackedWeights { k, cols, .. } = *w;
     let done = match path {
         Int8Path::Amx => {
+            debug_assert!(q[..rows * k / 2].iter().all(|&p| p & !BYTE_PAIRS == 0), "AMX multiplies bytes");
             // Tiles of 16 rows on AMX, a part one padded with zeros; the rows `amx_rows`
             // leaves out, too few to pay for tiles of their own, on AVX-512 VNNI, which
             // every AMX CPU has.
@@ -190,6 +214,36 @@ pub fn gemm(path: Int8Path, q: &[u32], rows: usize, w: &PackedWeights, acc: &mut
         }
     };
     assert!(done, "this CPU has no {path} int8 path");
+}
+
+/// The bits of a pair of activations (see [`gemm`]) that a pair of bytes holds.
+const BYTE_PAIRS: u32 = 0x00ff_00ff;
+
+/// [`gemm`] for activations of up to 16 bits on any path, AMX's bytes included: each
+/// activation is split as `256 * hi + lo` (two bytes), the two parts are multiplied apart,
+/// and `acc = 256 * hi_sums + lo_sums`, the same integers as one product, as neither part's
+/// sum is larger than the whole's. `bytes` is scratch of `rows * k` pairs, `acc_hi` of
+/// `rows * cols` sums.
+///
+/// # Panics
+/// As [`gemm`], or if the scratch is too short.
+pub fn gemm_in_bytes(
+    path: Int8Path,
+    q: &[u32],
+    rows: usize,
+    w: &PackedWeights,
+    acc: &mut [i32],
+    bytes: &mut [u32],
+    acc_hi: &mut [i32],
+) {
+    let (n, sums) = (rows * w.k / 2, rows * w.cols);
+    let (lo, hi) = bytes[..2 * n].split_at_mut(n);
+    for ((lo, hi), &p) in lo.iter_mut().zip(hi.iter_mut()).zip(&q[..n]) {
+        (*lo, *hi) = (p & BYTE_PAIRS, (p >> 8) & BYTE_PAIRS);
+    }
+    gemm(path, lo, rows, w, acc);
+    gemm(path, hi, rows, w, acc_hi);
+    acc[..sums].iter_mut().zip(&acc_hi[..sums]).for_each(|(a, &h)| *a += h << 8);
 }
 
 /// Which of `rows` go to AMX (the rest to AVX-512 VNNI). AMX runs row blocks in pairs of
@@ -219,22 +273,23 @@ fn gemm_scalar(q: &[u32], rows: usize, w: &PackedWeights, acc: &mut [i32]) {
     }
 }
 
-/// The multiplier that quantizes a row whose largest value is `max`, and the scale that
-/// turns its integers back (`value ~ integer * scale`). A row of zeros (or of values too
-/// small to divide by) quantizes to zeros.
-fn row_scale(max: f32) -> (f32, f32) {
-    if max > 1e-30 { (ACT_MAX / max, max / ACT_MAX) } else { (0.0, 0.0) }
+/// The multiplier that quantizes a row whose largest value is `max` to `levels`, and the
+/// scale that turns its integers back (`value ~ integer * scale`). A row of zeros (or of
+/// values too small to divide by) quantizes to zeros.
+fn row_scale(max: f32, levels: f32) -> (f32, f32) {
+    if max > 1e-30 { (levels / max, max / levels) } else { (0.0, 0.0) }
 }
 
 /// The reference quantization of `rows` rows of `x` (`[rows][cols]`, non-negative) into
-/// `q` (as pairs, see [`gemm`]), each row's scale into `sq`: `round(v * 255 / max)`, half up.
-fn quantize_scalar(x: &[f32], rows: usize, cols: usize, q: &mut [u32], sq: &mut [f32]) {
+/// `q` (as pairs, see [`gemm`]), each row's scale into `sq`: `round(v * levels / max)`,
+/// half up.
+fn quantize_scalar(x: &[f32], rows: usize, cols: usize, levels: f32, q: &mut [u32], sq: &mut [f32]) {
     for ((x, q), sq) in x.chunks_exact(cols).zip(q.chunks_exact_mut(cols / 2)).zip(sq.iter_mut()).take(rows) {
         let max = x.iter().fold(0.0f32, |m, &v| if v > m { v } else { m });
-        let (inv, s) = row_scale(max);
+        let (inv, s) = row_scale(max, levels);
         *sq = s;
-        // At most 255.5 and a rounding: the cast never saturates, and truncates as the SIMD
-        // conversions do.
+        // At most `levels + 0.5` and a rounding: the cast never saturates, and truncates as
+        // the SIMD conversions do.
         let level = |v: f32| (v * inv + 0.5) as u32;
         for (q, x) in q.iter_mut().zip(x.chunks_exact(2)) {
             *q = level(x[0]) | (level(x[1]) << 16);
@@ -302,12 +357,17 @@ pub(crate) struct Tower {
     blocks: Vec<(QDense, QDense)>,
     /// The padded width: every layer's inputs and outputs.
     width: usize,
+    /// The activations' largest quantized value ([`activation_levels`] of `width`).
+    levels: f32,
     /// Quantized activations `[chunk][width / 2]` (pairs, see [`gemm`]) and their rows'
     /// scales.
     q: Vec<u32>,
     sq: Vec<f32>,
     /// A layer's sums, `[chunk][width]` (the larger chunk of [`chunk_rows`]).
     acc: Vec<i32>,
+    /// Scratch of [`gemm_in_bytes`], where AMX multiplies activations above a byte.
+    bytes: Vec<u32>,
+    acc_hi: Vec<i32>,
     /// The hidden layer of a block, `[chunk][width]`.
     h: Vec<f32>,
 }
@@ -321,29 +381,52 @@ impl Tower {
         );
         let chunk = AMX_CHUNK.max(CHUNK);
         let n = chunk * width;
-        Tower { blocks, width, q: vec![0; n / 2], sq: vec![0.0; chunk], acc: vec![0; n], h: vec![0.0; n] }
+        let levels = activation_levels(width);
+        let in_bytes = amx::available() && levels > BYTE_MAX;
+        let scratch = if in_bytes { n } else { 0 };
+        Tower {
+            blocks,
+            width,
+            levels: levels as f32,
+            q: vec![0; n / 2],
+            sq: vec![0.0; chunk],
+            acc: vec![0; n],
+            bytes: vec![0; scratch],
+            acc_hi: vec![0; scratch],
+            h: vec![0.0; n],
+        }
     }
 
     /// Runs the blocks on `x` (`[rows][width]`, the input layer's ReLU output), in place: the
     /// residual stream stays FP32, each layer's input is quantized as it is read.
     pub(crate) fn run(&mut self, path: Int8Path, x: &mut [f32]) {
-        let width = self.width;
-        let Tower { blocks, q, sq, acc, h, .. } = self;
+        let (width, levels) = (self.width, self.levels);
+        let Tower { blocks, q, sq, acc, bytes, acc_hi, h, .. } = self;
+        let mut scratch = Scratch { acc, bytes, acc_hi };
         for x in x.chunks_mut(chunk_rows(path) * width) {
             let rows = x.len() / width;
             for (l1, l2) in blocks.iter() {
-                quantize(path, x, rows, width, q, sq);
-                dense(path, q, sq, rows, l1, acc, h, false);
-                quantize(path, h, rows, width, q, sq);
-                dense(path, q, sq, rows, l2, acc, x, true);
+                quantize(path, x, rows, width, levels, q, sq);
+                dense(path, q, sq, rows, l1, &mut scratch, h, false);
+                quantize(path, h, rows, width, levels, q, sq);
+                dense(path, q, sq, rows, l2, &mut scratch, x, true);
             }
         }
     }
 }
 
-/// One layer on `path`: [`gemm`] of the quantized rows `q` (their scales `sx`) into `acc`,
-/// then [`finish`] into `out`. AMX finishes each block of columns from its tiles instead
-/// (`amx::dense`), and leaves the rows [`amx_rows`] does not give it to VNNI, as [`gemm`].
+/// A layer's sums, and the scratch [`gemm_in_bytes`] needs (empty where it is not used).
+struct Scratch<'a> {
+    acc: &'a mut [i32],
+    bytes: &'a mut [u32],
+    acc_hi: &'a mut [i32],
+}
+
+/// One layer on `path`: [`gemm`] of the quantized rows `q` (their scales `sx`) into the
+/// sums, then [`finish`] into `out`. AMX finishes each block of columns from its tiles
+/// instead (`amx::dense`), and leaves the rows [`amx_rows`] does not give it to VNNI, as
+/// [`gemm`]; where the activations are wider than its bytes, it takes [`gemm_in_bytes`] and
+/// then the VNNI finish.
 #[allow(clippy::too_many_arguments)]
 fn dense(
     path: Int8Path,
@@ -351,13 +434,19 @@ fn dense(
     sx: &[f32],
     rows: usize,
     layer: &QDense,
-    acc: &mut [i32],
+    scratch: &mut Scratch<'_>,
     out: &mut [f32],
     add: bool,
 ) {
     let PackedWeights { k, cols, .. } = layer.weights;
+    let acc = &mut *scratch.acc;
     if path != Int8Path::Amx {
         gemm(path, q, rows, &layer.weights, acc);
+        finish(path, acc, sx, layer, out, add, rows, cols);
+        return;
+    }
+    if !scratch.bytes.is_empty() {
+        gemm_in_bytes(path, q, rows, &layer.weights, acc, scratch.bytes, scratch.acc_hi);
         finish(path, acc, sx, layer, out, add, rows, cols);
         return;
     }
@@ -369,21 +458,21 @@ fn dense(
         "this CPU has no {path} int8 path"
     );
     if tiled < rows {
-        dense(Int8Path::Vnni, &q[tiled * k / 2..], &sx[tiled..], rows - tiled, layer, acc, out_rest, add);
+        dense(Int8Path::Vnni, &q[tiled * k / 2..], &sx[tiled..], rows - tiled, layer, scratch, out_rest, add);
     }
 }
 
 /// [`quantize_scalar`] on `path`.
-fn quantize(path: Int8Path, x: &[f32], rows: usize, cols: usize, q: &mut [u32], sq: &mut [f32]) {
+fn quantize(path: Int8Path, x: &[f32], rows: usize, cols: usize, levels: f32, q: &mut [u32], sq: &mut [f32]) {
     let done = match path {
         // AMX replaces only the products: the rest runs in AVX-512, which every AMX CPU has.
-        Int8Path::Amx | Int8Path::Vnni => simd::quantize(true, x, rows, cols, q, sq),
-        Int8Path::Avx2 => simd::quantize(false, x, rows, cols, q, sq),
+        Int8Path::Amx | Int8Path::Vnni => simd::quantize(true, x, rows, cols, levels, q, sq),
+        Int8Path::Avx2 => simd::quantize(false, x, rows, cols, levels, q, sq),
         Int8Path::Scalar => false,
     };
     if !done {
         assert_eq!(path, Int8Path::Scalar, "this CPU has no {path} int8 path");
-        quantize_scalar(x, rows, cols, q, sq);
+        quantize_scalar(x, rows, cols, levels, q, sq);
     }
 }
 
@@ -420,6 +509,27 @@ mod tests {
     /// Activations `[rows][k]` as the pairs [`gemm`] reads.
     fn pairs(x: &[u8]) -> Vec<u32> {
         x.chunks_exact(2).map(|p| u32::from(p[0]) | (u32::from(p[1]) << 16)).collect()
+    }
+
+    /// The same for activations wider than a byte.
+    fn wide_pairs(x: &[u16]) -> Vec<u32> {
+        x.chunks_exact(2).map(|p| u32::from(p[0]) | (u32::from(p[1]) << 16)).collect()
+    }
+
+    /// [`gemm`] on `path` where it multiplies `q` as it is (every path but AMX), and
+    /// [`gemm_in_bytes`] on every path: each answer checked against `want`.
+    fn wide_gemm_on_every_path(q: &[u32], rows: usize, w: &PackedWeights, want: &[i32], label: &str) {
+        let (mut bytes, mut acc_hi) = (vec![0; rows * w.k], vec![0; rows * w.cols]);
+        for path in Int8Path::available() {
+            if path != Int8Path::Amx {
+                let mut got = vec![-1; rows * w.cols];
+                gemm(path, q, rows, w, &mut got);
+                assert_eq!(got, want, "{path}: {label}");
+            }
+            let mut got = vec![-1; rows * w.cols];
+            gemm_in_bytes(path, q, rows, w, &mut got, &mut bytes, &mut acc_hi);
+            assert_eq!(got, want, "{path} in bytes: {label}");
+        }
     }
 
     #[test]
@@ -471,6 +581,28 @@ mod tests {
                 gemm(path, &qp, rows, &packed, &mut got);
                 assert_eq!(got, want, "{path}: {rows} rows, k {k}, {cols} columns");
             }
+            // Activations of as many levels as a layer of `k` inputs takes, against the
+            // reference's definition.
+            let top = activation_levels(k) as u16;
+            let wide: Vec<u16> = (0..rows * k).map(|_| rng.random_range(0..=top)).collect();
+            let want: Vec<i32> = (0..rows * cols)
+                .map(|i| (0..k).map(|j| i32::from(wide[i / cols * k + j]) * i32::from(w[j * cols + i % cols])).sum())
+                .collect();
+            wide_gemm_on_every_path(&wide_pairs(&wide), rows, &packed, &want, &format!("{rows} rows, k {k}"));
+        }
+    }
+
+    #[test]
+    fn activations_take_as_many_levels_as_the_sums_allow() {
+        assert_eq!(
+            [1, 4, 64, 128, 256, 1024, 2048, 4096].map(activation_levels),
+            [32767, 32767, 16383, 8191, 4095, 1023, 511, 255]
+        );
+        for k in [1, 3, 100, 128, 129, 1000, 4096] {
+            let levels = u64::from(activation_levels(k));
+            assert!(levels * WEIGHT_MAX as u64 * k as u64 <= i32::MAX as u64, "{k}");
+            // One more bit would overflow, or the lanes' 16 bits hold no more.
+            assert!((2 * levels + 1) * WEIGHT_MAX as u64 * k as u64 > i32::MAX as u64 || levels == LEVELS_LIMIT);
         }
     }
 
@@ -495,15 +627,16 @@ mod tests {
         let mut x = skip.clone();
         // A row of zeros quantizes to zeros with scale 0.
         x[cols..2 * cols].fill(0.0);
-        for add in [false, true] {
+        for (add, levels) in [(false, 255.0), (true, 8191.0)] {
             let mut want = skip.clone();
             finish_scalar(&acc, &sx, &scale, &bias, &mut want, add, rows, cols);
             let (mut want_q, mut want_s) = (vec![0; rows * cols / 2], vec![0.0; rows]);
-            quantize_scalar(&x, rows, cols, &mut want_q, &mut want_s);
+            quantize_scalar(&x, rows, cols, levels, &mut want_q, &mut want_s);
             assert_eq!(want_s[1], 0.0);
             assert!(want_q[cols / 2..cols].iter().all(|&q| q == 0));
-            assert!(want_q.iter().any(|&p| p & 0xffff == 255 || p >> 16 == 255));
-            assert!(want_q.iter().all(|&p| p & 0xffff <= 255 && p >> 16 <= 255));
+            let top = levels as u32;
+            assert!(want_q.iter().any(|&p| p & 0xffff == top || p >> 16 == top));
+            assert!(want_q.iter().all(|&p| p & 0xffff <= top && p >> 16 <= top));
             for path in Int8Path::available() {
                 let mut got = skip.clone();
                 let layer =
@@ -515,8 +648,8 @@ mod tests {
                     "{path}, add {add}"
                 );
                 let (mut q, mut s) = (vec![0; rows * cols / 2], vec![0.0; rows]);
-                quantize(path, &x, rows, cols, &mut q, &mut s);
-                assert_eq!((&q, &s), (&want_q, &want_s), "{path}");
+                quantize(path, &x, rows, cols, levels, &mut q, &mut s);
+                assert_eq!((&q, &s), (&want_q, &want_s), "{path}, {levels} levels");
             }
         }
     }
@@ -532,7 +665,7 @@ mod tests {
         let layer = QDense::new(&weight, &bias, d_in, cols);
         let (mut q, mut s, mut acc, mut out) =
             (vec![0; rows * cols / 2], vec![0.0; rows], vec![0; rows * cols], vec![0.0; rows * cols]);
-        quantize(Int8Path::Scalar, &input, rows, cols, &mut q, &mut s);
+        quantize(Int8Path::Scalar, &input, rows, cols, activation_levels(cols) as f32, &mut q, &mut s);
         gemm(Int8Path::Scalar, &q, rows, &layer.weights, &mut acc);
         finish(Int8Path::Scalar, &acc, &s, &layer, &mut out, false, rows, cols);
         for r in 0..rows {
@@ -553,6 +686,16 @@ mod tests {
             let mut acc = vec![0; cols];
             gemm(path, &q, 1, &w, &mut acc);
             assert!(acc.iter().all(|&a| i64::from(a) == -255 * 2047 * k as i64), "{path}");
+        }
+        // Each width's largest activations against the largest weights of either sign.
+        for k in [4, 128, 256, 1000, MAX_INPUTS] {
+            let top = activation_levels(k);
+            let q = wide_pairs(&vec![top as u16; k]);
+            for weight in [2047i16, -2047] {
+                let w = PackedWeights::new(&vec![weight; k * cols], k, cols);
+                let want = i32::try_from(i64::from(top) * i64::from(weight) * k as i64).unwrap();
+                wide_gemm_on_every_path(&q, 1, &w, &vec![want; cols], &format!("k {k}, weight {weight}"));
+            }
         }
     }
 

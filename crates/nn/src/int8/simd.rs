@@ -1,9 +1,9 @@
 //! The int8 tower's loops with x86 SIMD: the products ([`super::gemm`]) with AVX-512 VNNI
 //! (`vpdpwssd`: two `i16 x i16` products added into each `i32` lane, 32 multiply-adds an
 //! instruction, twice an FP32 FMA's) or AVX2 (`vpmaddwd` then `vpaddd`, 16 an instruction
-//! pair), the 8-bit activations kept as `u16` pairs, one `i32` broadcast to every lane; and each layer's
-//! finish (scales, bias, skip, ReLU) and the quantization of its output for the next layer,
-//! in the same instruction set.
+//! pair), the activations (up to 15 bits) kept as `u16` pairs, one `i32` broadcast to every
+//! lane; and each layer's finish (scales, bias, skip, ReLU) and the quantization of its
+//! output for the next layer, in the same instruction set.
 //!
 //! Why `unsafe` here and nowhere else: `pulp`, which gives the FP32 kernel safe SIMD, wraps
 //! neither `vpdpwssd` nor the conversions used here, and Rust lets safe code call a
@@ -128,7 +128,15 @@ pub(super) fn finish(
 
 /// [`super::quantize_scalar`] with AVX-512 (`wide`) or AVX2; `false`, and nothing done,
 /// where the CPU lacks it.
-pub(super) fn quantize(wide: bool, x: &[f32], rows: usize, cols: usize, q: &mut [u32], sq: &mut [f32]) -> bool {
+pub(super) fn quantize(
+    wide: bool,
+    x: &[f32],
+    rows: usize,
+    cols: usize,
+    levels: f32,
+    q: &mut [u32],
+    sq: &mut [f32],
+) -> bool {
     check_rows(rows, cols, &[x.len(), 2 * q.len()]);
     assert!(sq.len() >= rows, "buffers fit the shapes");
     #[cfg(target_arch = "x86_64")]
@@ -136,13 +144,13 @@ pub(super) fn quantize(wide: bool, x: &[f32], rows: usize, cols: usize, q: &mut 
         if wide && has_vnni() {
             // SAFETY: the CPU has avx512f and avx512bw (checked just above), the features
             // `vnni::quantize` is compiled with; its slices were checked against the shapes.
-            unsafe { vnni::quantize(x, rows, cols, q, sq) };
+            unsafe { vnni::quantize(x, rows, cols, levels, q, sq) };
             return true;
         }
         if !wide && has_avx2() {
             // SAFETY: the CPU has avx2 (checked just above), the feature `avx2::quantize` is
             // compiled with; its slices were checked against the shapes.
-            unsafe { avx2::quantize(x, rows, cols, q, sq) };
+            unsafe { avx2::quantize(x, rows, cols, levels, q, sq) };
             return true;
         }
     }
@@ -263,19 +271,20 @@ mod vnni {
     }
 
     #[target_feature(enable = "avx512f,avx512bw")]
-    pub(super) fn quantize(x: &[f32], rows: usize, cols: usize, q: &mut [u32], sq: &mut [f32]) {
+    pub(super) fn quantize(x: &[f32], rows: usize, cols: usize, levels: f32, q: &mut [u32], sq: &mut [f32]) {
         let half = _mm512_set1_ps(0.5);
         for ((x, q), sq) in x.chunks_exact(cols).zip(q.chunks_exact_mut(cols / 2)).zip(sq.iter_mut()).take(rows) {
             let mut max = _mm512_setzero_ps();
             for x in x.chunks_exact(LANES) {
                 max = _mm512_max_ps(load_f32(x), max);
             }
-            let (inv, s) = row_scale(_mm512_reduce_max_ps(max));
+            let (inv, s) = row_scale(_mm512_reduce_max_ps(max), levels);
             *sq = s;
             let inv = _mm512_set1_ps(inv);
             for (x, q) in x.chunks_exact(LANES).zip(q.chunks_exact_mut(LANES / 2)) {
                 let v = _mm512_cvttps_epi32(_mm512_add_ps(_mm512_mul_ps(load_f32(x), inv), half));
-                // 16 values of 0..=255 to 16 `u16`, that is 8 pairs.
+                // 16 values of 0..=levels (at most 32767) to 16 `u16`, that is 8 pairs: a
+                // truncation, exact here.
                 store_pairs(q, _mm512_cvtepi32_epi16(v));
             }
         }
@@ -439,7 +448,7 @@ mod avx2 {
     }
 
     #[target_feature(enable = "avx2")]
-    pub(super) fn quantize(x: &[f32], rows: usize, cols: usize, q: &mut [u32], sq: &mut [f32]) {
+    pub(super) fn quantize(x: &[f32], rows: usize, cols: usize, levels: f32, q: &mut [u32], sq: &mut [f32]) {
         let half = _mm256_set1_ps(0.5);
         for ((x, q), sq) in x.chunks_exact(cols).zip(q.chunks_exact_mut(cols / 2)).zip(sq.iter_mut()).take(rows) {
             let mut max = _mm256_setzero_ps();
@@ -449,12 +458,13 @@ mod avx2 {
             let half_max = _mm_max_ps(_mm256_castps256_ps128(max), _mm256_extractf128_ps::<1>(max));
             let quarter = _mm_max_ps(half_max, _mm_movehl_ps(half_max, half_max));
             let one = _mm_max_ss(quarter, _mm_shuffle_ps::<1>(quarter, quarter));
-            let (inv, s) = row_scale(_mm_cvtss_f32(one));
+            let (inv, s) = row_scale(_mm_cvtss_f32(one), levels);
             *sq = s;
             let inv = _mm256_set1_ps(inv);
             for (x, q) in x.chunks_exact(LANES).zip(q.chunks_exact_mut(LANES / 2)) {
                 let v = _mm256_cvttps_epi32(_mm256_add_ps(_mm256_mul_ps(load_f32(x), inv), half));
-                // 8 values of 0..=255 in `i32` lanes to 8 `u16`, that is 4 pairs: an
+                // 8 values of 0..=levels (at most 32767) in `i32` lanes to 8 `u16`, that is
+                // 4 pairs: an
                 // unsigned-saturating pack of the two 128-bit halves (exact here).
                 store_pairs(q, _mm_packus_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v)));
             }
