@@ -76,7 +76,7 @@ fn shipped_configs_are_the_configs_the_complete_files_gave() {
             new.training.window_max = old.training.window_max;
         }
         // Random openings in self-play: an hour of them played stronger in these games.
-        let opening = if ["ouril", "oware", "kalah", "awale"].contains(name) { 4 } else { 0 };
+        let opening = if ["ouril", "oware", "kalah", "awale", "owela"].contains(name) { 4 } else { 0 };
         assert_eq!(new.selfplay.opening_plies, opening, "{name}");
         new.selfplay.opening_plies = old.selfplay.opening_plies;
         if *name != "tiny" {
