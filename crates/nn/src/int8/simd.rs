@@ -464,8 +464,7 @@ mod avx2 {
             for (x, q) in x.chunks_exact(LANES).zip(q.chunks_exact_mut(LANES / 2)) {
                 let v = _mm256_cvttps_epi32(_mm256_add_ps(_mm256_mul_ps(load_f32(x), inv), half));
                 // 8 values of 0..=levels (at most 32767) in `i32` lanes to 8 `u16`, that is
-                // 4 pairs: an
-                // unsigned-saturating pack of the two 128-bit halves (exact here).
+                // 4 pairs: an unsigned-saturating pack of the two 128-bit halves (exact here).
                 store_pairs(q, _mm_packus_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v)));
             }
         }
