@@ -17,7 +17,7 @@ pub enum Precision {
     /// The trained weights as they are: the answers training sees.
     #[default]
     Fp32,
-    /// The residual blocks in integers (8-bit activations, 12-bit weights; see
+    /// The residual blocks in integers (12-bit weights, activations of up to 13 bits; see
     /// [`crate::int8`]), on whatever path the CPU has (the scalar one is slower than FP32).
     Int8,
     /// `int8` where the CPU has an int8 SIMD path (AVX-512 VNNI or AVX2), else `fp32`.
