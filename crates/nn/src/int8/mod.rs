@@ -51,11 +51,11 @@ const WEIGHT_MAX: f32 = 2047.0;
 const MAX_INPUTS: usize = 4096;
 
 /// The levels the activations of a layer of `k` inputs are quantized to: the largest
-/// `2^b - 1` for which `k` products with 12-bit weights sum within `i32`, at most
-/// [`LEVELS_LIMIT`]. 8191 for 128 inputs, 255 for 4096.
+/// `2^b - 1` for which `k` products with 12-bit weights sum within `i32`, at most 32767 (the
+/// lanes' signed 16 bits). 8191 for 128 inputs, 255 for 4096.
 ///
 /// # Panics
-/// If `k` is 0 or above [`MAX_INPUTS`].
+/// If `k` is 0 or above 4096, the most inputs a layer may have.
 pub fn activation_levels(k: usize) -> u32 {
     assert!((1..=MAX_INPUTS).contains(&k), "{k} inputs: a layer has 1 to {MAX_INPUTS}");
     let bound = (i32::MAX as u64 / (WEIGHT_MAX as u64 * k as u64)).min(LEVELS_LIMIT);
@@ -219,14 +219,14 @@ pub fn gemm(path: Int8Path, q: &[u32], rows: usize, w: &PackedWeights, acc: &mut
 /// The bits of a pair of activations (see [`gemm`]) that a pair of bytes holds.
 const BYTE_PAIRS: u32 = 0x00ff_00ff;
 
-/// [`gemm`] for activations of up to 16 bits on any path, AMX's bytes included: each
+/// [`gemm()`] for activations of up to 16 bits on any path, AMX's bytes included: each
 /// activation is split as `256 * hi + lo` (two bytes), the two parts are multiplied apart,
 /// and `acc = 256 * hi_sums + lo_sums`, the same integers as one product, as neither part's
 /// sum is larger than the whole's. `bytes` is scratch of `rows * k` pairs, `acc_hi` of
 /// `rows * cols` sums.
 ///
 /// # Panics
-/// As [`gemm`], or if the scratch is too short.
+/// As [`gemm()`], or if the scratch is too short.
 pub fn gemm_in_bytes(
     path: Int8Path,
     q: &[u32],
