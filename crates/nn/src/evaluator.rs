@@ -34,10 +34,11 @@ pub struct NeuralEvaluator<G: Game> {
 }
 
 impl<G: Game> NeuralEvaluator<G> {
-    /// A network made for this build's input encoding ([`mancala_encoding::ENCODING_VERSION`]: a new
-    /// one, or one of a run, which keeps to that version); `model` must be a `valid()`
-    /// (inference) model on `device`. A model read from a file may be older: give it its
-    /// own version's layout with [`NeuralEvaluator::with_layout`].
+    /// A network made for this build's input encoding
+    /// ([`mancala_encoding::ENCODING_VERSION`]: a new one, or one of a run, which keeps to
+    /// that version); `model` must be a `valid()` (inference) model on `device`. A model read
+    /// from a file may be older: give it its own version's layout with
+    /// [`NeuralEvaluator::with_layout`].
     ///
     /// # Panics
     /// As [`NeuralEvaluator::with_layout`]; [`NeuralEvaluator::try_new`] returns the error.

@@ -44,7 +44,7 @@ fn shipped_configs_are_the_configs_the_complete_files_gave() {
     // that leaves the run to max_minutes, the learning rate's decay over the run, int8
     // searches where the CPU has them, Ouril's ring convolution, the longer replay window of
     // Oware, Ouril and Awale, the game's own end for Oware and Awale, and the random openings
-    // in self-play of Ouril, Oware, Kalah, Awale and Oware-capture-all. They name
+    // in self-play of Ouril, Oware, Kalah, Awale, Oware-capture-all and Owela. They name
     // `logging.progress`, removed since, as every run stored before did.
     for (name, old) in BEFORE {
         let old = RunConfig::parse_stored(old).unwrap();

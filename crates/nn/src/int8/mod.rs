@@ -506,14 +506,9 @@ mod tests {
     use rand::rngs::SmallRng;
     use rand::{RngExt, SeedableRng};
 
-    /// Activations `[rows][k]` as the pairs [`gemm`] reads.
-    fn pairs(x: &[u8]) -> Vec<u32> {
-        x.chunks_exact(2).map(|p| u32::from(p[0]) | (u32::from(p[1]) << 16)).collect()
-    }
-
-    /// The same for activations wider than a byte.
-    fn wide_pairs(x: &[u16]) -> Vec<u32> {
-        x.chunks_exact(2).map(|p| u32::from(p[0]) | (u32::from(p[1]) << 16)).collect()
+    /// Activations `[rows][k]` (bytes, or wider) as the pairs [`gemm`] reads.
+    fn pairs<T: Copy + Into<u32>>(x: &[T]) -> Vec<u32> {
+        x.chunks_exact(2).map(|p| p[0].into() | (p[1].into() << 16)).collect()
     }
 
     /// [`gemm`] on `path` where it multiplies `q` as it is (every path but AMX), and
@@ -588,7 +583,7 @@ mod tests {
             let want: Vec<i32> = (0..rows * cols)
                 .map(|i| (0..k).map(|j| i32::from(wide[i / cols * k + j]) * i32::from(w[j * cols + i % cols])).sum())
                 .collect();
-            wide_gemm_on_every_path(&wide_pairs(&wide), rows, &packed, &want, &format!("{rows} rows, k {k}"));
+            wide_gemm_on_every_path(&pairs(&wide), rows, &packed, &want, &format!("{rows} rows, k {k}"));
         }
     }
 
@@ -690,7 +685,7 @@ mod tests {
         // Each width's largest activations against the largest weights of either sign.
         for k in [4, 128, 256, 1000, MAX_INPUTS] {
             let top = activation_levels(k);
-            let q = wide_pairs(&vec![top as u16; k]);
+            let q = pairs(&vec![top as u16; k]);
             for weight in [2047i16, -2047] {
                 let w = PackedWeights::new(&vec![weight; k * cols], k, cols);
                 let want = i32::try_from(i64::from(top) * i64::from(weight) * k as i64).unwrap();
