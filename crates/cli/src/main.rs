@@ -67,12 +67,29 @@ fn main() {
         Command::Serve(a) => cmd::serve::run(a),
     };
     if let Err(e) = result {
-        eprintln!("error: {e}");
-        for cause in e.chain().skip(1) {
+        let mut lines = error_lines(&e).into_iter();
+        if let Some(first) = lines.next() {
+            eprintln!("error: {first}");
+        }
+        for cause in lines {
             eprintln!("  caused by: {cause}");
         }
         std::process::exit(1);
     }
+}
+
+/// The messages of an error and its causes, less any cause whose text an earlier message
+/// already holds: many errors name their cause in their own message (`model X: X is
+/// truncated`), and the cause printed again under it only repeats it.
+fn error_lines(e: &anyhow::Error) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if !lines.iter().any(|line| line.contains(&text)) {
+            lines.push(text);
+        }
+    }
+    lines
 }
 
 /// A closed stdout (`mancala-zero games | head`) ends the process quietly, with the shell's
@@ -95,4 +112,27 @@ fn quiet_on_closed_pipe() {
         }
         default(info);
     }));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::error_lines;
+
+    #[test]
+    fn a_cause_already_in_the_message_is_not_printed_again() {
+        let inner = anyhow::anyhow!("x.mzm is truncated: the payload needs 9 bytes, the file has 1");
+        let middle = inner.context("model x.mzm: x.mzm is truncated: the payload needs 9 bytes, the file has 1");
+        let outer = middle
+            .context("agent 'net:x.mzm': model x.mzm: x.mzm is truncated: the payload needs 9 bytes, the file has 1");
+        assert_eq!(
+            error_lines(&outer),
+            ["agent 'net:x.mzm': model x.mzm: x.mzm is truncated: the payload needs 9 bytes, the file has 1"]
+        );
+    }
+
+    #[test]
+    fn a_cause_the_message_does_not_hold_is_printed() {
+        let e = anyhow::anyhow!("x.tb is not a tablebase file: it is a model").context("reading x.tb");
+        assert_eq!(error_lines(&e), ["reading x.tb", "x.tb is not a tablebase file: it is a model"]);
+    }
 }
