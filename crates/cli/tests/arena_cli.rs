@@ -137,6 +137,21 @@ fn bad_input_fails_with_a_message_naming_it() {
     }
 }
 
+#[test]
+fn a_truncated_model_is_named_once() {
+    // The error names its cause in its own message; the cause is not printed again under it.
+    let shipped = concat!(env!("CARGO_MANIFEST_DIR"), "/../../checkpoints/shipped/kalah.mzm");
+    let bytes = std::fs::read(shipped).unwrap();
+    let cut = temp_file("cut.mzm");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let spec = format!("net:{}", cut.display());
+    let output = arena(&["--game", "kalah", "--a", &spec, "--b", "random", "--games", "2"]);
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(!output.status.success());
+    assert_eq!(stderr.matches("is truncated").count(), 1, "{stderr}");
+    assert!(stderr.starts_with(&format!("error: agent '{spec}'")), "{stderr}");
+}
+
 fn calibrate(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_mancala-zero")).arg("calibrate").args(args).output().expect("the binary runs")
 }
