@@ -535,7 +535,7 @@ impl CpuMlp {
     /// Whether this kernel should run a batch of `rows`: always with SIMD registers or in
     /// int8 (the blocks do not use `arch` then); otherwise only for 1 or 2 rows, as burn's
     /// matrix products are faster from 3 rows on (docs/experiments.md, "The CPU kernel's tile
-    /// shapes"); and a wide convolution tower only from 8 rows on (`RING_LEAST_ROWS`).
+    /// shapes"); and a wide convolution tower only from `RING_LEAST_ROWS` rows on.
     pub fn takes(&self, rows: usize) -> bool {
         if rows < self.least_rows {
             return false;

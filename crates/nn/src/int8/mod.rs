@@ -38,7 +38,7 @@ mod simd;
 use std::fmt;
 
 /// The most levels an activation may have: the SIMD lanes multiply signed 16-bit values.
-const LEVELS_LIMIT: u64 = 32767;
+pub const LEVELS_LIMIT: u64 = 32767;
 
 /// The largest activation a byte holds: what AMX's `tdpbusd` multiplies (see [`gemm`]).
 const BYTE_MAX: u32 = 255;
@@ -48,14 +48,14 @@ const WEIGHT_MAX: f32 = 2047.0;
 
 /// The most inputs a layer may have: the sums of that many products of 8-bit activations
 /// and 12-bit weights stay within `i32`.
-const MAX_INPUTS: usize = 4096;
+pub const MAX_INPUTS: usize = 4096;
 
 /// The levels the activations of a layer of `k` inputs are quantized to: the largest
-/// `2^b - 1` for which `k` products with 12-bit weights sum within `i32`, at most 32767 (the
-/// lanes' signed 16 bits). 8191 for 128 inputs, 255 for 4096.
+/// `2^b - 1` for which `k` products with 12-bit weights sum within `i32`, at most
+/// [`LEVELS_LIMIT`]. 8191 for 128 inputs, 255 for 4096.
 ///
 /// # Panics
-/// If `k` is 0 or above 4096, the most inputs a layer may have.
+/// If `k` is 0 or above [`MAX_INPUTS`].
 pub fn activation_levels(k: usize) -> u32 {
     assert!((1..=MAX_INPUTS).contains(&k), "{k} inputs: a layer has 1 to {MAX_INPUTS}");
     let bound = (i32::MAX as u64 / (WEIGHT_MAX as u64 * k as u64)).min(LEVELS_LIMIT);
