@@ -72,7 +72,28 @@ impl NetConfig {
         )
     }
 
+    /// A fresh network from the backend's random generator as it stands.
     pub fn init(&self, device: &Device) -> Net {
+        let _draws = draws();
+        self.init_drawing(device)
+    }
+
+    /// A fresh network whose weights `seed` alone decides, whatever other threads draw.
+    pub fn init_seeded(&self, device: &Device, seed: u64) -> Net {
+        let _draws = draws();
+        device.seed(seed);
+        self.init_drawing(device)
+    }
+
+    /// burn draws a parameter's weights when it is first read, not at `init`: each one is
+    /// read here, inside the caller's hold on [`DRAWS`].
+    fn init_drawing(&self, device: &Device) -> Net {
+        let net = self.init_lazy(device);
+        net.visit(&mut Draw);
+        net
+    }
+
+    fn init_lazy(&self, device: &Device) -> Net {
         match self.architecture {
             Architecture::Mlp => Net::Mlp(
                 ResMlpConfig::new(self.inputs(), self.actions)
@@ -89,6 +110,25 @@ impl NetConfig {
                     .init(device),
             ),
         }
+    }
+}
+
+/// burn's CPU backend keeps one random generator for the whole process. Two threads that
+/// seed it and then draw a network's weights could otherwise interleave, and a seeded network
+/// would then differ from run to run (tests running side by side did).
+static DRAWS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn draws() -> std::sync::MutexGuard<'static, ()> {
+    // The guard holds no data, so a thread that panicked while holding it left nothing broken.
+    DRAWS.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Reads every parameter, which makes burn draw the ones not drawn yet.
+struct Draw;
+
+impl burn::module::ModuleVisitor for Draw {
+    fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+        let _ = param.val();
     }
 }
 

@@ -236,8 +236,7 @@ impl ModuleMapper for Unflatten<'_> {
 impl Learner {
     /// A fresh network on `device` (must be an autodiff device), seeded.
     pub fn new(net_config: NetConfig, optim_config: OptimConfig, device: Device, seed: u64) -> Self {
-        device.seed(seed);
-        let model = net_config.init(&device);
+        let model = net_config.init_seeded(&device, seed);
         Self::from_model(net_config, optim_config, device, model, 0)
     }
 

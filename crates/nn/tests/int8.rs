@@ -141,11 +141,10 @@ fn a_convolution_tower_runs_in_int8_on_every_path() {
     for preset in ["oware", "kalah"] {
         let game = parse_rules(preset).unwrap();
         let layout = layout_for(&game, mancala_encoding::ENCODING_VERSION).unwrap();
-        dev.seed(3);
         let net = NetConfig::for_layout(&layout, game.action_space())
             .with_architecture(Architecture::Conv)
             .with_width(16)
-            .init(&dev);
+            .init_seeded(&dev, 3);
         let positions = random_positions(&game, 130, 5);
         let mut ev = NeuralEvaluator::try_with_layout(&game, layout, net, dev.clone()).unwrap();
         let (p32, v32) = evaluate(&game, &mut ev, &positions);

@@ -9,8 +9,8 @@ use mancala_mcts::{Evaluator, Search, SearchConfig};
 use mancala_nn::cpu::CpuMlp;
 use mancala_nn::file::{FORMAT_VERSION, model_bytes};
 use mancala_nn::{
-    Architecture, Learner, ModelMeta, NetConfig, NeuralEvaluator, NnError, OptimConfig, load_model, margin_from_head,
-    margin_support, margin_target, save_model,
+    Architecture, Learner, LrSchedule, ModelMeta, NetConfig, NeuralEvaluator, NnError, OptimConfig, load_model,
+    margin_from_head, margin_support, margin_target, save_model,
 };
 use mancala_rules::{AnyGame, Game, Line, Setup, parse_rules};
 use rand::rngs::SmallRng;
@@ -64,7 +64,12 @@ fn training_overfits_a_small_fixed_dataset() {
     let game = parse_rules("kalah").unwrap();
     for arch in [Architecture::Mlp, Architecture::Conv] {
         let batch = synthetic_batch(&game, 64, 3);
-        let optim = OptimConfig { learning_rate: 3e-3, warmup_steps: 10, ..OptimConfig::default() };
+        let optim = OptimConfig {
+            learning_rate: 3e-3,
+            warmup_steps: 10,
+            schedule: LrSchedule::Cosine { total_steps: 800, min_factor: 0.02 },
+            ..OptimConfig::default()
+        };
         let mut learner = Learner::new(tiny_config(&game, arch), optim, Device::flex().autodiff(), 11);
         let first = learner.train_step(&batch);
         let mut last = first;
@@ -128,6 +133,42 @@ fn the_published_model_is_the_moving_average_of_the_weights() {
     assert_eq!(flat_weights(&learner.published_model(&plain)), flat_weights(learner.model()));
 }
 
+/// A seed alone decides a network's weights and a learner's first step, while other threads
+/// draw networks from burn's one random generator at the same time (tests side by side once
+/// gave a learner other weights, and a learning test failed on one machine).
+#[test]
+fn a_seeded_network_is_the_same_while_other_threads_draw() {
+    use mancala_nn::flat_weights;
+    let game = parse_rules("kalah").unwrap();
+    let device = Device::flex();
+    let config = tiny_config(&game, Architecture::Mlp);
+    let alone = flat_weights(&config.init_seeded(&device, 9));
+    let batch = synthetic_batch(&game, 16, 4);
+    let first_step = || {
+        let optim = OptimConfig { warmup_steps: 1, ..OptimConfig::default() };
+        Learner::new(config.clone(), optim, device.clone().autodiff(), 9).train_step(&batch).total
+    };
+    let step_alone = first_step();
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let rounds = std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    flat_weights(&tiny_config(&game, Architecture::Conv).init(&device));
+                }
+            });
+        }
+        let rounds: Vec<_> = (0..20).map(|_| (flat_weights(&config.init_seeded(&device, 9)), first_step())).collect();
+        // The drawing threads end before any assertion can unwind past them.
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        rounds
+    });
+    for (round, (weights, step)) in rounds.into_iter().enumerate() {
+        assert!(weights == alone, "round {round}: other weights");
+        assert_eq!(step, step_alone, "round {round}: another first step");
+    }
+}
+
 #[test]
 fn the_mean_of_networks_is_each_weights_mean() {
     use mancala_nn::{flat_weights, mean_weights};
@@ -135,12 +176,7 @@ fn the_mean_of_networks_is_each_weights_mean() {
     let device = Device::flex();
     for arch in [Architecture::Mlp, Architecture::Conv] {
         let config = tiny_config(&game, arch);
-        let nets: Vec<_> = (0..3)
-            .map(|seed| {
-                device.seed(seed);
-                config.init(&device)
-            })
-            .collect();
+        let nets: Vec<_> = (0..3).map(|seed| config.init_seeded(&device, seed)).collect();
         let flat: Vec<Vec<f32>> = nets.iter().map(flat_weights).collect();
         assert_ne!(flat[0], flat[1], "{arch:?}: the seeds give different weights");
         let mean = flat_weights(&mean_weights(&nets).unwrap());
@@ -237,8 +273,7 @@ fn save_and_load_give_bit_identical_outputs() {
     let dir = tempfile::tempdir().unwrap();
     for (arch, bins) in [(Architecture::Mlp, 0), (Architecture::Conv, 0), (Architecture::Mlp, 97)] {
         let config = tiny_config(&game, arch).with_margin_bins(bins);
-        dev.seed(5);
-        let net = config.init(&dev);
+        let net = config.init_seeded(&dev, 5);
         let meta = ModelMeta::new(game.rules_string(), config.clone(), 42);
         let path = temp_path(&dir, "net.mzm");
         save_model(&path, &meta, &net).unwrap();
@@ -351,8 +386,7 @@ fn the_network_plays_legal_moves_in_every_game() {
     for rules in ["oware", "ouril", "awale", "oware-capture-all", "kalah", "kalah:6,6", "ba-awa", "owela"] {
         let game = parse_rules(rules).unwrap();
         for arch in [Architecture::Mlp, Architecture::Conv] {
-            dev.seed(1);
-            let net = tiny_config(&game, arch).init(&dev);
+            let net = tiny_config(&game, arch).init_seeded(&dev, 1);
             let mut ev = NeuralEvaluator::new(&game, net, dev.clone()).cached(10);
             let config = SearchConfig { simulations: 24, leaves_per_gather: 4, ..SearchConfig::default() };
             let mut search = Search::new(game.clone(), config, 3);
@@ -388,9 +422,11 @@ fn cpu_kernel_agrees_with_burn() {
         let shapes =
             [(Architecture::Mlp, 40), (Architecture::Mlp, 128), (Architecture::Conv, 8), (Architecture::Conv, 20)];
         for (arch, width) in shapes {
-            dev.seed(7);
-            let net =
-                NetConfig::for_layout(&lay, a).with_architecture(arch).with_width(width).with_blocks(3).init(&dev);
+            let net = NetConfig::for_layout(&lay, a)
+                .with_architecture(arch)
+                .with_width(width)
+                .with_blocks(3)
+                .init_seeded(&dev, 7);
             let heads = net.heads().fused();
             let mut cpu = CpuMlp::new(&net, &heads).expect("every architecture has a CPU kernel");
             assert_eq!(cpu.outputs(), a + 4);
@@ -467,8 +503,7 @@ fn evaluator_batch_agrees_with_single_positions() {
     let dev = Device::flex();
     for rules in ["oware", "kalah", "ba-awa", "owela"] {
         let game = parse_rules(rules).unwrap();
-        dev.seed(11);
-        let net = NetConfig::for_layout(&layout(&game), game.action_space()).init(&dev);
+        let net = NetConfig::for_layout(&layout(&game), game.action_space()).init_seeded(&dev, 11);
         let positions = random_positions(&game, 40, 3);
         let a = game.action_space();
         let mut ev = NeuralEvaluator::new(&game, net, dev.clone());
@@ -497,8 +532,8 @@ fn a_margin_utility_blends_the_margin_head_into_the_value() {
     let positions = random_positions(&game, 9, 3);
     // The tanh head, and a distribution of one bin a seed (Oware's 48 seeds).
     for bins in [0, 97] {
-        dev.seed(11);
-        let net = NetConfig::for_layout(&lay, a).with_width(40).with_blocks(2).with_margin_bins(bins).init(&dev);
+        let net =
+            NetConfig::for_layout(&lay, a).with_width(40).with_blocks(2).with_margin_bins(bins).init_seeded(&dev, 11);
         let mut inputs = Vec::new();
         encode_batch(&game, &lay, &positions, &mut inputs);
         let out = net.forward(Tensor::<2>::from_data(TensorData::new(inputs, [9, lay.inputs()]), &dev));
@@ -571,11 +606,16 @@ fn a_distributional_margin_head_learns_the_margins() {
     let game = parse_rules("kalah").unwrap();
     let batch = synthetic_batch(&game, 64, 3);
     for bins in [0usize, 21] {
-        let optim = OptimConfig { learning_rate: 3e-3, warmup_steps: 10, ..OptimConfig::default() };
+        let optim = OptimConfig {
+            learning_rate: 3e-3,
+            warmup_steps: 10,
+            schedule: LrSchedule::Cosine { total_steps: 800, min_factor: 0.02 },
+            ..OptimConfig::default()
+        };
         let config = tiny_config(&game, Architecture::Mlp).with_margin_bins(bins);
         let mut learner = Learner::new(config, optim, Device::flex().autodiff(), 11);
         let first = learner.train_step(&batch);
-        for _ in 0..400 {
+        for _ in 0..800 {
             learner.train_step(&batch);
         }
         let dev = Device::flex();
