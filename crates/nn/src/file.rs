@@ -209,7 +209,7 @@ pub fn net_from_weights(path: &Path, meta: &ModelMeta, weights: Vec<u8>, device:
         .map_err(|e| NnError::Metadata { path: path.to_path_buf(), reason: format!("weights: {e}") })?;
     // A corrupt record may hold a parameter as integers: cast to the network's float dtype on
     // load, where burn would otherwise panic building the tensor.
-    meta.net.init(device).try_load_record(record.cast_to_module_dtype()).map_err(|e| NnError::Metadata {
+    meta.net.init_lazy(device).try_load_record(record.cast_to_module_dtype()).map_err(|e| NnError::Metadata {
         path: path.to_path_buf(),
         reason: format!("weights do not fit the network: {e}"),
     })

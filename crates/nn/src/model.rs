@@ -93,7 +93,9 @@ impl NetConfig {
         net
     }
 
-    fn init_lazy(&self, device: &Device) -> Net {
+    /// The network's shape with no weights drawn yet (burn draws a parameter at its first
+    /// read), for weights about to be loaded over it: loading draws nothing and takes no lock.
+    pub(crate) fn init_lazy(&self, device: &Device) -> Net {
         match self.architecture {
             Architecture::Mlp => Net::Mlp(
                 ResMlpConfig::new(self.inputs(), self.actions)
