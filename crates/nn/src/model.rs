@@ -125,7 +125,8 @@ fn draws() -> std::sync::MutexGuard<'static, ()> {
     DRAWS.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// Reads every parameter, which makes burn draw the ones not drawn yet.
+/// Reads every parameter, which makes burn draw the ones not drawn yet. (`flat_weights`
+/// would too, but copies every weight out to do it.)
 struct Draw;
 
 impl burn::module::ModuleVisitor for Draw {
