@@ -155,9 +155,13 @@ pub struct PackedWeights {
     cols: usize,
     /// `[k][cols]`, as given: the scalar reference reads it.
     plain: Vec<i16>,
-    /// `[k / 2][cols][2]`: the two weights a `vpdpwssd` or `vpmaddwd` lane multiplies are
-    /// next to each other.
+    /// `[k / 2][cols][2]`: the two weights a `vpdpwssd` lane multiplies are next to each
+    /// other (the VNNI path).
     pairs: Vec<i16>,
+    /// `[cols / 16][k / 2][16][2]`: the pairs of each panel of 16 columns in one run, so that
+    /// a tile of the AVX2 path reads its weights in order (see `simd::avx2::gemm`); empty where
+    /// the CPU lacks AVX2.
+    panels: Vec<i16>,
     /// The AMX tiles (see `amx::pack`), where the CPU has AMX.
     tiles: Vec<i8>,
 }
@@ -179,8 +183,9 @@ impl PackedWeights {
                 pairs[((i / 2) * cols + j) * 2 + i % 2] = w;
             }
         }
+        let panels = if simd::has_avx2() { simd::panels(&pairs, k, cols) } else { Vec::new() };
         let tiles = if amx::available() { amx::pack(w, k, cols) } else { Vec::new() };
-        PackedWeights { k, cols, plain: w.to_vec(), pairs, tiles }
+        PackedWeights { k, cols, plain: w.to_vec(), pairs, panels, tiles }
     }
 }
 
@@ -207,7 +212,7 @@ pub fn gemm(path: Int8Path, q: &[u32], rows: usize, w: &PackedWeights, acc: &mut
                 && (tiled == rows || simd::gemm_vnni(q_rest, rows - tiled, k, &w.pairs, cols, acc_rest))
         }
         Int8Path::Vnni => simd::gemm_vnni(q, rows, k, &w.pairs, cols, acc),
-        Int8Path::Avx2 => simd::gemm_avx2(q, rows, k, &w.pairs, cols, acc),
+        Int8Path::Avx2 => simd::gemm_avx2(q, rows, k, &w.panels, cols, acc),
         Int8Path::Scalar => {
             gemm_scalar(q, rows, w, acc);
             true
@@ -532,12 +537,22 @@ mod tests {
         let mut rng = SmallRng::seed_from_u64(42);
         let paths = Int8Path::available();
         assert_eq!(paths.last(), Some(&Int8Path::Scalar));
-        // Every row-tile remainder (1 to 3 rows, whole tiles of 4) and column-vector
-        // remainder, and the extremes (the largest sums a layer of 4096 inputs can reach);
+        // Every row-tile remainder (VNNI's tiles of 4 rows, AVX2's of 6: 1 to 5 rows past
+        // them, here or among the AMX shapes below) and column-vector or panel remainder
+        // (AVX2's panels of 16 columns, 1 to 4 a tile), and the extremes (the largest sums a layer of 4096 inputs can reach);
         // for AMX, one and two row blocks of 16 with and without rows past them (padded to a
         // tile in a pair's free block, in a new pair, or left to VNNI), several pairs, and
         // inputs that are not whole steps of 64.
-        let shapes = [(1, 4, 16), (2, 8, 32), (3, 128, 48), (4, 128, 128), (7, 132, 144), (33, 64, 80)];
+        let shapes = [
+            (1, 4, 16),
+            (2, 8, 32),
+            (3, 128, 48),
+            (4, 128, 128),
+            (5, 64, 32),
+            (6, 128, 64),
+            (7, 132, 144),
+            (33, 64, 80),
+        ];
         let amx_shapes = [
             (16, 4, 16),
             (17, 192, 64),
