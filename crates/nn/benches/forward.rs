@@ -2,7 +2,9 @@
 //! forward, outputs read back) at batch 1, 32 and 256 on Oware positions, the plain-Rust CPU
 //! kernel's forward pass at the same batches, one training step at batch 256, and the
 //! encoder itself on positions of random games (versions 2 and 3, to price the sowing
-//! channels against the forward pass they feed). Runs in a
+//! channels against the forward pass they feed), and the int8 tower's products alone on each
+//! int8 path this CPU has (128 inputs by 128 outputs, the default blocks' layers, at 1, 6 and
+//! 32 rows: one tile of AVX2's rows, and a batch). Runs in a
 //! one-thread rayon pool (burn-flex sizes its parallel work by the calling thread's pool), so
 //! the figures are per core.
 
@@ -13,6 +15,7 @@ use burn::prelude::*;
 use criterion::{Criterion, Throughput, criterion_group};
 use mancala_encoding::{Batch, encode, layout, layout_for};
 use mancala_nn::cpu::CpuMlp;
+use mancala_nn::int8::{Int8Path, PackedWeights, activation_levels, gemm};
 use mancala_nn::{Learner, NetConfig, OptimConfig};
 use mancala_rules::{AnyGame, Game, parse_rules};
 use rand::rngs::SmallRng;
@@ -119,10 +122,36 @@ fn network(c: &mut Criterion) {
     c.bench_function("train_step/batch_256", |b| b.iter(|| black_box(learner.train_step(&batch))));
 }
 
+/// The int8 products (`mancala_nn::int8::gemm`) of one 128 by 128 layer, as multiply-adds a
+/// second, on every path this CPU has: where the int8 tower spends most of its time.
+fn int8_products(c: &mut Criterion) {
+    let (k, cols) = (128usize, 128usize);
+    let mut rng = SmallRng::seed_from_u64(5);
+    let w: Vec<i16> = (0..k * cols).map(|_| rng.random_range(-2047..=2047i16)).collect();
+    let packed = PackedWeights::new(&w, k, cols);
+    let top = activation_levels(k);
+    let mut group = c.benchmark_group("int8_products_128x128");
+    for path in Int8Path::available() {
+        for rows in [1usize, 6, 32] {
+            let q: Vec<u32> =
+                (0..rows * k / 2).map(|_| rng.random_range(0..=top) | (rng.random_range(0..=top) << 16)).collect();
+            let mut acc = vec![0i32; rows * cols];
+            group.throughput(Throughput::Elements((rows * k * cols) as u64));
+            group.bench_function(format!("{path}/rows_{rows}"), |b| {
+                b.iter(|| {
+                    gemm(path, black_box(&q), rows, &packed, &mut acc);
+                    black_box(acc[0])
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(3));
-    targets = network, encoder
+    targets = network, encoder, int8_products
 }
 /// `criterion_main!` with the benchmarks run inside a one-thread pool: burn-flex sizes its
 /// parallel work by the pool of the calling thread, and inside the pool every operation runs
