@@ -539,8 +539,8 @@ mod tests {
         assert_eq!(paths.last(), Some(&Int8Path::Scalar));
         // Every row-tile remainder (VNNI's tiles of 4 rows, AVX2's of 6: 1 to 5 rows past
         // them, here or among the AMX shapes below) and column-vector or panel remainder
-        // (AVX2's panels of 16 columns, 1 to 4 a tile), and the extremes (the largest sums a layer of 4096 inputs can reach);
-        // for AMX, one and two row blocks of 16 with and without rows past them (padded to a
+        // (AVX2's panels of 16 columns, 1 to 4 a tile), and the extremes (the largest sums a
+        // layer of 4096 inputs can reach); for AMX, one and two row blocks of 16 with and without rows past them (padded to a
         // tile in a pair's free block, in a new pair, or left to VNNI), several pairs, and
         // inputs that are not whole steps of 64.
         let shapes = [

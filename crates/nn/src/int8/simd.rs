@@ -12,10 +12,10 @@
 //! one `unsafe` call made after the CPU was seen to have those features; the only other
 //! `unsafe` is the unaligned loads and stores, which take pointers and are each given a
 //! slice of exactly the bytes they touch, and the AVX2 tile's unchecked reads of a group of
-//! weights and of an activation pair, inside slices whose lengths bound the loop. Every path computes exactly what the scalar
-//! reference in `super` computes (integer sums that cannot overflow or saturate; the float
-//! steps in the same order, one IEEE operation at a time, no fused multiply-add), and the
-//! tests check that.
+//! weights and of an activation pair, inside slices whose lengths bound the loop. Every path
+//! computes exactly what the scalar reference in `super` computes (integer sums that cannot
+//! overflow or saturate; the float steps in the same order, one IEEE operation at a time, no
+//! fused multiply-add), and the tests check that.
 
 #![allow(unsafe_code)]
 
@@ -367,9 +367,10 @@ mod avx2 {
     pub(super) fn gemm(q: &[u32], rows: usize, k: usize, w: &[i16], cols: usize, acc: &mut [i32]) {
         // Tiles of 6 rows by one panel (12 accumulators, 2 weight vectors, a broadcast and a
         // product of the 16 registers); fewer rows take more panels, as in the VNNI path. On
-        // AMD Zen 3 (`gemm_time`-style runs of the products alone, 30 to 60 rows, k = cols =
-        // 128) 6x1 panels read 70 G multiply-adds/s, 4x1 62, the 4x2-vector tiles over the
-        // pairs layout before 52.
+        // AMD Zen 3 (`cargo bench -p mancala-nn --bench forward -- avx2/rows`) 32 rows of a
+        // 128x128 layer read 63 G multiply-adds/s, against 40 for the tiles of 4 rows by 2
+        // vectors over the pairs layout before (docs/experiments.md, "The AVX2 products in
+        // panels").
         let mut r = 0;
         while r + 6 <= rows {
             strip::<6, 1>(q, r, k, w, cols, acc);
