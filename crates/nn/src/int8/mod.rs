@@ -156,7 +156,7 @@ pub struct PackedWeights {
     /// `[k][cols]`, as given: the scalar reference reads it.
     plain: Vec<i16>,
     /// `[k / 2][cols][2]`: the two weights a `vpdpwssd` lane multiplies are next to each
-    /// other (the VNNI path).
+    /// other (the VNNI path, and AMX's rows left to it); empty where the CPU lacks VNNI.
     pairs: Vec<i16>,
     /// `[cols / 16][k / 2][16][2]`: the pairs of each panel of 16 columns in one run, so that
     /// a tile of the AVX2 path reads its weights in order (see `simd::avx2::gemm`); empty where
@@ -184,6 +184,8 @@ impl PackedWeights {
             }
         }
         let panels = if simd::has_avx2() { simd::panels(&pairs, k, cols) } else { Vec::new() };
+        // Only VNNI reads the pairs; AVX2 reads its panels, built from them just above.
+        let pairs = if simd::has_vnni() { pairs } else { Vec::new() };
         let tiles = if amx::available() { amx::pack(w, k, cols) } else { Vec::new() };
         PackedWeights { k, cols, plain: w.to_vec(), pairs, panels, tiles }
     }
@@ -540,9 +542,9 @@ mod tests {
         // Every row-tile remainder (VNNI's tiles of 4 rows, AVX2's of 6: 1 to 5 rows past
         // them, here or among the AMX shapes below) and column-vector or panel remainder
         // (AVX2's panels of 16 columns, 1 to 4 a tile), and the extremes (the largest sums a
-        // layer of 4096 inputs can reach); for AMX, one and two row blocks of 16 with and without rows past them (padded to a
-        // tile in a pair's free block, in a new pair, or left to VNNI), several pairs, and
-        // inputs that are not whole steps of 64.
+        // layer of 4096 inputs can reach); for AMX, one and two row blocks of 16 with and
+        // without rows past them (padded to a tile in a pair's free block, in a new pair, or
+        // left to VNNI), several pairs, and inputs that are not whole steps of 64.
         let shapes = [
             (1, 4, 16),
             (2, 8, 32),
