@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The speed figures of docs/results.md, "Quantized inference": `bench nn` at widths 128 and
-# 256 in FP32 and int8 on each path this CPU has (AMX, AVX-512 VNNI, AVX2), one core; then
-# `bench selfplay` in Oware and Ouril on 1 and 2 threads, FP32 without the evaluation cache
+# 256 in FP32 and int8 on each path this CPU has (the fastest, which is AVX-512 VNNI where the
+# CPU has it; AMX, taken only by name; AVX2), one core; then `bench selfplay` in Oware and
+# Ouril on 1 and 2 threads, FP32 without the evaluation cache
 # against int8 with it, and the same on an AVX2-only core played by MANCALA_CPU_KERNEL=avx2
 # MANCALA_INT8_PATH=avx2. Run on an otherwise idle machine (about 5 minutes); paths this CPU
 # lacks fall back to its fastest, as the kernel line of each figure says.
@@ -17,7 +18,7 @@ nn() {
 for w in 128 256; do
     nn --width $w --precision fp32
     nn --width $w --precision int8
-    MANCALA_INT8_PATH=avx512-vnni nn --width $w --precision int8
+    MANCALA_INT8_PATH=amx nn --width $w --precision int8
     MANCALA_INT8_PATH=avx2 MANCALA_CPU_KERNEL=avx2 nn --width $w --precision int8
     nn --width $w --precision fp32 --kernel avx2
 done
@@ -29,7 +30,7 @@ for g in ouril oware; do
     for t in 1 2; do
         sp --game $g --threads $t --precision fp32 --cache off
         sp --game $g --threads $t --precision int8 --cache shared
-        MANCALA_INT8_PATH=avx512-vnni sp --game $g --threads $t --precision int8 --cache shared
+        MANCALA_INT8_PATH=amx sp --game $g --threads $t --precision int8 --cache shared
         MANCALA_CPU_KERNEL=avx2 sp --game $g --threads $t --precision fp32 --cache off
         MANCALA_CPU_KERNEL=avx2 MANCALA_INT8_PATH=avx2 sp --game $g --threads $t --precision int8 --cache shared
     done
