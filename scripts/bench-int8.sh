@@ -2,10 +2,10 @@
 # The speed figures of docs/results.md, "Quantized inference": `bench nn` at widths 128 and
 # 256 in FP32 and int8 on each path this CPU has (the fastest, which is AVX-512 VNNI where the
 # CPU has it; AMX, taken only by name; AVX2), one core; then `bench selfplay` in Oware and
-# Ouril on 1 and 2 threads, FP32 without the evaluation cache
-# against int8 with it, and the same on an AVX2-only core played by MANCALA_CPU_KERNEL=avx2
-# MANCALA_INT8_PATH=avx2. Run on an otherwise idle machine (about 5 minutes); paths this CPU
-# lacks fall back to its fastest, as the kernel line of each figure says.
+# Ouril on 1 and 2 threads, FP32 without the evaluation cache against int8 with it, and the
+# same on an AVX2-only core played by MANCALA_CPU_KERNEL=avx2 MANCALA_INT8_PATH=avx2. Run on
+# an otherwise idle machine (about 5 minutes); paths this CPU lacks fall back to its fastest,
+# as the kernel line of each figure says.
 #
 #     cargo build --release && scripts/bench-int8.sh
 set -eu

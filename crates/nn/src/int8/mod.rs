@@ -380,7 +380,8 @@ pub(crate) struct Tower {
     sq: Vec<f32>,
     /// A layer's sums, `[chunk][width]` (the larger chunk of [`chunk_rows`]).
     acc: Vec<i32>,
-    /// Scratch of [`gemm_in_bytes`], where AMX multiplies activations above a byte.
+    /// Scratch of [`gemm_in_bytes`], where AMX multiplies activations above a byte (empty
+    /// until it does).
     bytes: Vec<u32>,
     acc_hi: Vec<i32>,
     /// The hidden layer of a block, `[chunk][width]`.
@@ -396,18 +397,15 @@ impl Tower {
         );
         let chunk = AMX_CHUNK.max(CHUNK);
         let n = chunk * width;
-        let levels = activation_levels(width);
-        let in_bytes = amx::available() && levels > BYTE_MAX;
-        let scratch = if in_bytes { n } else { 0 };
         Tower {
             blocks,
             width,
-            levels: levels as f32,
+            levels: activation_levels(width) as f32,
             q: vec![0; n / 2],
             sq: vec![0.0; chunk],
             acc: vec![0; n],
-            bytes: vec![0; scratch],
-            acc_hi: vec![0; scratch],
+            bytes: Vec::new(),
+            acc_hi: Vec::new(),
             h: vec![0.0; n],
         }
     }
@@ -416,6 +414,12 @@ impl Tower {
     /// residual stream stays FP32, each layer's input is quantized as it is read.
     pub(crate) fn run(&mut self, path: Int8Path, x: &mut [f32]) {
         let (width, levels) = (self.width, self.levels);
+        // AMX's scratch, made the first time AMX runs activations above a byte: AMX is taken
+        // only by name, so a tower on VNNI does not carry it.
+        if path == Int8Path::Amx && levels > BYTE_MAX as f32 && self.bytes.is_empty() {
+            let n = chunk_rows(path) * width;
+            (self.bytes, self.acc_hi) = (vec![0; n], vec![0; n]);
+        }
         let Tower { blocks, q, sq, acc, bytes, acc_hi, h, .. } = self;
         let mut scratch = Scratch { acc, bytes, acc_hi };
         for x in x.chunks_mut(chunk_rows(path) * width) {
