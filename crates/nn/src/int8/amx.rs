@@ -3,22 +3,35 @@
 //! activations with a 64 x 16 tile of `i8` weights into 16 x 16 `i32` sums in one
 //! instruction, 16,384 multiply-adds (a `vpdpwssd` does 32).
 //!
-//! The weights are 12 bits and AMX multiplies 8-bit ones, so each weight is split as
-//! `w = 16 * hi + lo` with `hi = w >> 4` in [-128, 127] and `lo = w & 15` in [0, 15], both
-//! `i8`; two `tdpbusd`s sum the activations against each part, and `16 * hi_sum + lo_sum` is
-//! exactly the sum the other paths compute (every partial sum stays far inside `i32`: a layer
-//! has at most 4096 inputs, and `255 * 128 * 4096 < 2^28`). The activations, kept as `u16`
-//! pairs for the other paths, are laid out as bytes by steps of 64 inputs (see `to_bytes`),
-//! in a buffer of the calling thread's that grows to the largest layer and is then reused.
+//! Both factors are split into bytes. Each 12-bit weight is `w = 16 * hi + lo` with
+//! `hi = w >> 4` in [-128, 127] and `lo = w & 15` in [0, 15], and the tiles hold `hi` and
+//! `8 * lo` (at most 120, an `i8`). Each activation (up to 15 bits; the tower's have 13, see
+//! [`super::activation_levels`]) is `a = 128 * ah + al` with `ah` in [0, 255] and `al` in
+//! [0, 127]. Then
+//! `a . w = 2048 (ah . hi) + 16 (ah . 8lo + al . hi) + (al . 8lo) / 8`: four `tdpbusd`s a
+//! step into three tiles of sums, the two cross terms sharing one (their scale is the same,
+//! which is what `8 * lo` buys). Each tile's sums stay far inside `i32` (a layer has at most
+//! 4096 inputs: `255 * 128 * 2 * 4096 < 2^28`), and `al . 8lo` is 8 times an integer. The
+//! three are combined in wrapping `i32` arithmetic: `2048 (ah . hi)` and the partial sums of
+//! the combination come close to `i32`'s edge (within 2% at 128 inputs and 13 bits) and for
+//! some weights could pass it, but the whole is the exact sum, which the choice of levels
+//! keeps within `i32`, so the wrapped result is that sum, the one every other path computes.
+//! The activations, kept as `u16` pairs for the other paths, are laid out as bytes by steps
+//! of 64 inputs (see `to_bytes`), in a buffer of the calling thread's that grows to the
+//! largest layer and is then reused.
+//!
+//! This replaced two kernels apart: bytes (8-bit activations, four tiles of sums for two
+//! blocks of 16 rows), and wider activations split into two layers of bytes, each multiplied,
+//! combined and stored by the bytes kernel, then added. That was slower than AVX-512 VNNI
+//! by about a third at the tower's 13 bits (docs/results.md).
 //!
 //! Why `unsafe`, and why `asm!`: Rust's AMX intrinsics and its feature detection for AMX are
-//! not stable, so the tile instructions are written as inline assembly: one block for each
-//! 32 rows (two row tiles, so that each weight tile loaded serves both; a lone 16 are paired
-//! with zeros) that configures the tiles, runs every column block and releases the tiles
-//! again (tile state is never left live between blocks, where the compiler knows nothing of
-//! it). Fewer than 16 rows, where a tile's fixed cost loses, go to AVX-512 VNNI. Linux hands
-//! a process the AMX tile data only when it asks (`arch_prctl(ARCH_REQ_XCOMP_PERM)`); that
-//! system call is the other `unsafe` block. The
+//! not stable, so the tile instructions are written as inline assembly: one block that
+//! configures the tiles, runs every column block of a layer for every block of 16 rows, and
+//! releases the tiles again (tile state is never left live between blocks, where the
+//! compiler knows nothing of it). Fewer than 16 rows, where a tile's fixed cost loses, go to
+//! AVX-512 VNNI. Linux hands a process the AMX tile data only when it asks
+//! (`arch_prctl(ARCH_REQ_XCOMP_PERM)`); that system call is the other `unsafe` block. The
 //! path exists only where CPUID says AMX-TILE and AMX-INT8, the CPU has the AVX-512 VNNI path
 //! (whose quantization and finish the AMX path shares), and Linux granted the permission.
 
@@ -33,8 +46,13 @@ const TILE_BYTES: usize = 64;
 /// Rows of a tile, and output columns of a `tdpbusd`.
 const TILE_ROWS: usize = 16;
 
-/// Rows the kernel takes at a time: two tiles' worth.
-const PAIR: usize = 2 * TILE_ROWS;
+/// Bytes of activations a block of 16 rows holds a step of 64 inputs: a tile of the high
+/// parts, then a tile of the low ones.
+const BLOCK_STEP: usize = 2 * TILE_ROWS * TILE_BYTES;
+
+/// Sums a block of 16 rows stores for each block of 16 columns: three tiles (`ah . hi`, the
+/// cross terms, `al . 8lo`).
+const BLOCK_SUMS: usize = 3 * TILE_ROWS * TILE_ROWS;
 
 /// Whether this process can run the AMX path (checked once).
 pub(super) fn available() -> bool {
@@ -91,8 +109,8 @@ fn padded(k: usize) -> usize {
 }
 
 /// The weights `w` (`[k][cols]`, as given to `PackedWeights`) as AMX tiles: for each block of
-/// 16 columns, for each step of 64 inputs, the `hi` tile then the `lo` tile, each 16 rows of
-/// 64 bytes where row `r` holds, for each of the 16 columns, the weights of inputs
+/// 16 columns, for each step of 64 inputs, the `hi` tile then the `8 * lo` tile, each 16 rows
+/// of 64 bytes where row `r` holds, for each of the 16 columns, the weights of inputs
 /// `4r..4r + 4` of the step (the layout `tdpbusd` reads); inputs past `k` are zeros.
 pub(super) fn pack(w: &[i16], k: usize, cols: usize) -> Vec<i8> {
     let steps = padded(k) / TILE_BYTES;
@@ -122,18 +140,48 @@ enum Part {
 }
 
 impl Part {
-    /// This part of a 12-bit weight: `w = 16 * hi + lo`.
+    /// This part of a 12-bit weight as the tiles hold it: `w = 16 * hi + lo`, and the tiles
+    /// hold `hi` and `8 * lo`.
     fn of(self, w: i16) -> i8 {
         let part = match self {
             Part::Hi => w >> 4,
-            Part::Lo => w & 15,
+            Part::Lo => 8 * (w & 15),
         };
         i8::try_from(part).expect("a 12-bit weight splits into two i8")
     }
 }
 
-/// The calling thread's buffers: a row block's activations as bytes, and the sums of the
-/// tiles before they are combined.
+/// The sums of row `r` of a block of 16 rows over one block of 16 columns, from its three
+/// tiles of sums (`block`, as [`row_blocks`] stores them): `2048 * hh + 16 * cross + ll / 8`,
+/// wrapping, which is exact where the whole sum is within `i32` (see the module's doc).
+/// Inlined into the AVX-512 loops that call it.
+#[inline(always)]
+fn row_sums(block: &[i32], r: usize) -> [i32; TILE_ROWS] {
+    const TILE: usize = TILE_ROWS * TILE_ROWS;
+    let at = r * TILE_ROWS;
+    // Each tile's row as an array: the loop below is then one vector operation a step.
+    let (hh, cross, ll) = (row16(&block[at..]), row16(&block[at + TILE..]), row16(&block[at + 2 * TILE..]));
+    let mut sums = [0; TILE_ROWS];
+    for j in 0..TILE_ROWS {
+        sums[j] = hh[j].wrapping_mul(2048).wrapping_add(cross[j].wrapping_mul(16)).wrapping_add(ll[j] >> 3);
+    }
+    sums
+}
+
+/// The first 16 values of `x`, as an array.
+#[inline(always)]
+fn row16<T>(x: &[T]) -> &[T; TILE_ROWS] {
+    x[..TILE_ROWS].try_into().expect("16 values")
+}
+
+/// The first 16 values of `x`, as an array.
+#[inline(always)]
+fn row16_mut<T>(x: &mut [T]) -> &mut [T; TILE_ROWS] {
+    (&mut x[..TILE_ROWS]).try_into().expect("16 values")
+}
+
+/// The calling thread's buffers: a chunk's activations as bytes, and the sums of the tiles
+/// before they are combined.
 #[derive(Default)]
 struct Scratch {
     bytes: Vec<u8>,
@@ -145,7 +193,7 @@ thread_local! {
 }
 
 /// [`super::gemm`] on AMX, with weights packed by [`pack`]; `false`, and nothing done,
-/// without AMX. Rows past the last whole tile are padded with zeros to one (see
+/// without AMX. Rows past the last whole block of 16 are padded with zeros to one (see
 /// [`super::gemm`] for when they go to AVX-512 VNNI instead).
 ///
 /// # Panics
@@ -161,33 +209,28 @@ pub(super) fn gemm(q: &[u32], rows: usize, k: usize, tiles: &[i8], cols: usize, 
     assert!(q.len() >= rows * k / 2 && acc.len() >= rows * cols, "buffers fit the shapes");
     assert!(tiles.len() >= cols * kp * 2, "the tiles are the weights packed for AMX");
     if kp == 0 || cols == 0 || rows == 0 {
-        // No tile work (the kernel takes at least one pair).
+        // No tile work (the kernel takes at least one block).
         acc[..rows * cols].fill(0);
         return true;
     }
-    // Two row blocks at a time, so that each weight tile loaded serves both; a last lone
-    // block is paired with zeros.
-    let pairs = rows.div_ceil(PAIR);
+    let blocks = rows.div_ceil(TILE_ROWS);
     SCRATCH.with_borrow_mut(|scratch| {
         let Scratch { bytes, sums } = scratch;
-        bytes.resize(bytes.len().max(pairs * PAIR * kp), 0);
-        sums.resize(sums.len().max(pairs * 2 * PAIR * cols), 0);
-        pairs_to_bytes(q, rows, k, bytes);
+        bytes.resize(bytes.len().max(blocks * BLOCK_STEP * kp / TILE_BYTES), 0);
+        sums.resize(sums.len().max(blocks * BLOCK_SUMS * cols / TILE_ROWS), 0);
+        blocks_to_bytes(q, rows, k, bytes);
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `available()` saw AMX-TILE and AMX-INT8 and the kernel's grant of the tile
-        // data; the buffers hold `pairs * 32 * kp` bytes and `pairs * 4 * 16 * cols` sums (just
-        // above).
+        // data; the buffers hold `blocks * 32 * kp` bytes and `blocks * 3 * 256 * cols / 16`
+        // sums (just above).
         unsafe {
-            row_blocks(bytes, kp, pairs, tiles, cols, sums);
+            row_blocks(bytes, kp, blocks, tiles, cols, sums);
         }
-        for (pair, first) in (0..rows).step_by(PAIR).enumerate() {
-            let m = (rows - first).min(PAIR);
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: `available()` saw the AVX-512 VNNI path, so the CPU has avx512f, the
-            // feature `combine` is compiled with (its body is safe code).
-            unsafe {
-                combine(sums, pairs, pair, m, cols, &mut acc[first * cols..(first + m) * cols]);
-            }
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `available()` saw the AVX-512 VNNI path, so the CPU has avx512f, the
+        // feature `combine` is compiled with (its body is safe code).
+        unsafe {
+            combine(sums, blocks, rows, cols, acc);
         }
     });
     true
@@ -229,46 +272,46 @@ pub(super) fn dense(
     if rows == 0 || cols == 0 {
         return true;
     }
-    let pairs = rows.div_ceil(PAIR);
+    let blocks = rows.div_ceil(TILE_ROWS);
     // A block of 16 columns' tiles: `kp / 64` steps of a `hi` and a `lo` tile.
-    let block_tiles = 2 * TILE_ROWS * kp;
+    let column_tiles = 2 * TILE_ROWS * kp;
     SCRATCH.with_borrow_mut(|scratch| {
         let Scratch { bytes, sums } = scratch;
-        bytes.resize(bytes.len().max(pairs * PAIR * kp), 0);
-        sums.resize(sums.len().max(pairs * 2 * PAIR * TILE_ROWS), 0);
-        pairs_to_bytes(q, rows, k, bytes);
-        for block in 0..cols / TILE_ROWS {
+        bytes.resize(bytes.len().max(blocks * BLOCK_STEP * kp / TILE_BYTES), 0);
+        sums.resize(sums.len().max(blocks * BLOCK_SUMS), 0);
+        blocks_to_bytes(q, rows, k, bytes);
+        for column_block in 0..cols / TILE_ROWS {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `available()` saw AMX-TILE and AMX-INT8 and the kernel's grant of the
-            // tile data; the buffers hold `pairs * 32 * kp` bytes and `pairs * 4 * 16 * 16`
-            // sums (just above), and `tiles` from this block on at least `16 * kp * 2` (its
-            // length was checked against all `cols`).
+            // tile data; the buffers hold `blocks * 32 * kp` bytes and `blocks * 3 * 256`
+            // sums (just above), and `tiles` from this column block on at least `16 * kp * 2`
+            // (its length was checked against all `cols`).
             unsafe {
-                row_blocks(bytes, kp, pairs, &tiles[block * block_tiles..], TILE_ROWS, sums);
+                row_blocks(bytes, kp, blocks, &tiles[column_block * column_tiles..], TILE_ROWS, sums);
             }
-            let columns = block * TILE_ROWS..(block + 1) * TILE_ROWS;
+            let columns = column_block * TILE_ROWS..(column_block + 1) * TILE_ROWS;
             let (scale, bias) = (&scale[columns.clone()], &bias[columns]);
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `available()` saw the AVX-512 VNNI path, so the CPU has avx512f, the
             // feature `finish_block` is compiled with (its body is safe code).
             unsafe {
-                finish_block(sums, rows, block, sx, scale, bias, out, add, cols);
+                finish_block(sums, rows, column_block, sx, scale, bias, out, add, cols);
             }
         }
     });
     true
 }
 
-/// The finish of one block of 16 columns (`block`) of `rows` rows from its tiles' sums
-/// (`sums`: for each pair of row blocks, the first block's `hi` and `lo` tiles, then the
-/// second's), as [`super::finish_scalar`] computes it, operation for operation. Compiled
-/// for AVX-512, a row is one vector.
+/// The finish of one block of 16 columns (`column_block`) of `rows` rows from its tiles' sums
+/// (`sums`: each block of 16 rows' three tiles, see [`row_sums`]), as
+/// [`super::finish_scalar`] computes it, operation for operation. Compiled for AVX-512, a
+/// row is one vector.
 #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f"))]
 #[allow(clippy::too_many_arguments)]
 fn finish_block(
     sums: &[i32],
     rows: usize,
-    block: usize,
+    column_block: usize,
     sx: &[f32],
     scale: &[f32],
     bias: &[f32],
@@ -276,15 +319,12 @@ fn finish_block(
     add: bool,
     cols: usize,
 ) {
-    const TILE: usize = TILE_ROWS * TILE_ROWS;
-    let (scale, bias) = (&scale[..TILE_ROWS], &bias[..TILE_ROWS]);
+    let (scale, bias) = (row16(scale), row16(bias));
     for (r, &sx) in sx.iter().enumerate().take(rows) {
-        let at = (r / PAIR) * 4 * TILE + (r % PAIR / TILE_ROWS) * 2 * TILE + (r % TILE_ROWS) * TILE_ROWS;
-        let (hi, lo) = (&sums[at..at + TILE_ROWS], &sums[at + TILE..at + TILE + TILE_ROWS]);
-        let o = &mut out[r * cols + block * TILE_ROWS..][..TILE_ROWS];
+        let a = row_sums(&sums[r / TILE_ROWS * BLOCK_SUMS..][..BLOCK_SUMS], r % TILE_ROWS);
+        let o = row16_mut(&mut out[r * cols + column_block * TILE_ROWS..]);
         for j in 0..TILE_ROWS {
-            let a = 16 * hi[j] + lo[j];
-            let mut y = a as f32 * (sx * scale[j]) + bias[j];
+            let mut y = a[j] as f32 * (sx * scale[j]) + bias[j];
             if add {
                 y += o[j];
             }
@@ -294,69 +334,67 @@ fn finish_block(
 }
 
 /// `rows` rows of activations as pairs (`[rows][k / 2]`) into the bytes the kernel reads,
-/// pair of row blocks after pair (see [`to_bytes`]); `bytes` holds `32 * padded(k)` bytes a
-/// pair.
-fn pairs_to_bytes(q: &[u32], rows: usize, k: usize, bytes: &mut [u8]) {
-    let kp = padded(k);
-    for (pair, first) in (0..rows).step_by(PAIR).enumerate() {
-        let m = (rows - first).min(PAIR);
+/// block of 16 rows after block (see [`to_bytes`]); `bytes` holds `32 * padded(k)` bytes a
+/// block.
+fn blocks_to_bytes(q: &[u32], rows: usize, k: usize, bytes: &mut [u8]) {
+    let block_bytes = BLOCK_STEP * padded(k) / TILE_BYTES;
+    for (block, first) in (0..rows).step_by(TILE_ROWS).enumerate() {
+        let m = (rows - first).min(TILE_ROWS);
         #[cfg(target_arch = "x86_64")]
         // SAFETY: only the AMX path calls this, and `available()` saw the AVX-512 VNNI path
         // there, so the CPU has avx512f and avx512bw, the features `to_bytes` is compiled
         // with (its body is safe code).
         unsafe {
-            to_bytes(&q[first * k / 2..(first + m) * k / 2], m, k, &mut bytes[pair * PAIR * kp..]);
+            to_bytes(&q[first * k / 2..(first + m) * k / 2], m, k, &mut bytes[block * block_bytes..]);
         }
     }
 }
 
-/// `m` (1 to 32) rows of activations as pairs (`[m][k / 2]`) into the bytes the kernel
-/// reads: for each step of 64 inputs, 32 rows of 64 bytes (zeros past `k`, and in rows past
-/// `m`), so that the rows of a tile are 64 bytes apart and the second row block's tile 1,024
-/// bytes after the first's. Compiled for AVX-512, its loops are vector ones.
+/// `m` (1 to 16) rows of activations of up to 15 bits as pairs (`[m][k / 2]`) into the bytes
+/// the kernel reads: for each step of 64 inputs, 16 rows of 64 bytes of the high parts
+/// (`a >> 7`), then 16 of the low ones (`a & 127`), 1,024 bytes after (zeros past `k`, and in
+/// rows past `m`). Compiled for AVX-512, its loops are vector ones.
 #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f,avx512bw"))]
 fn to_bytes(q: &[u32], m: usize, k: usize, bytes: &mut [u8]) {
+    const LOW: usize = TILE_ROWS * TILE_BYTES;
     let steps = padded(k) / TILE_BYTES;
-    if m < PAIR {
+    if m < TILE_ROWS {
         for step in 0..steps {
-            bytes[(step * PAIR + m) * TILE_BYTES..(step + 1) * PAIR * TILE_BYTES].fill(0);
+            let high = step * BLOCK_STEP;
+            bytes[high + m * TILE_BYTES..high + LOW].fill(0);
+            bytes[high + LOW + m * TILE_BYTES..high + 2 * LOW].fill(0);
         }
     }
     for (r, pairs) in q.chunks_exact(k / 2).take(m).enumerate() {
         for (step, pairs) in pairs.chunks(TILE_BYTES / 2).enumerate() {
-            let at = (step * PAIR + r) * TILE_BYTES;
-            let row = &mut bytes[at..at + TILE_BYTES];
-            for (b, &p) in row.chunks_exact_mut(2).zip(pairs) {
-                // Each half holds a value of at most 255: the casts keep it whole.
-                b[0] = (p & 0xff) as u8;
-                b[1] = ((p >> 16) & 0xff) as u8;
+            let at = step * BLOCK_STEP + r * TILE_BYTES;
+            let (high, low) = bytes[at..at + LOW + TILE_BYTES].split_at_mut(LOW);
+            let (high, low) = (&mut high[..TILE_BYTES], &mut low[..TILE_BYTES]);
+            for ((h, l), &p) in high.chunks_exact_mut(2).zip(low.chunks_exact_mut(2)).zip(pairs) {
+                let (a0, a1) = (p & 0xffff, p >> 16);
+                // Each activation is at most 32767: its high part fits a byte, and the
+                // casts keep both parts whole.
+                (h[0], h[1]) = ((a0 >> 7) as u8, (a1 >> 7) as u8);
+                (l[0], l[1]) = ((a0 & 127) as u8, (a1 & 127) as u8);
             }
-            row[2 * pairs.len()..].fill(0);
+            high[2 * pairs.len()..].fill(0);
+            low[2 * pairs.len()..].fill(0);
         }
     }
 }
 
-/// The kernel's tile sums of pair `pair` of `pairs` (its `rows`, 1 to 32) into `acc`
-/// (`[rows][cols]`): `sums` holds, for each block of 16 columns, for each pair, for each of
-/// its two row blocks, the `hi` tile then the `lo` tile (16 x 16 each), and a sum is `16 *
-/// hi + lo`. Compiled
-/// for AVX-512, a row of a tile is one vector (the default target's SSE took four, and this
-/// loop was a fifth of the AMX path's time).
+/// The kernel's tile sums of `blocks` blocks of 16 rows (their `rows` rows) into `acc`
+/// (`[rows][cols]`): `sums` holds, for each block of 16 columns, each row block's three
+/// tiles (16 x 16 each), which [`row_sums`] combines. Compiled for AVX-512, a row of a tile
+/// is one vector (the default target's SSE took four, and this loop was a fifth of the AMX
+/// path's time).
 #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx512f"))]
-fn combine(sums: &[i32], pairs: usize, pair: usize, rows: usize, cols: usize, acc: &mut [i32]) {
-    const TILE: usize = TILE_ROWS * TILE_ROWS;
-    let per_pair = 2 * PAIR * TILE_ROWS;
-    let of_column_block = sums.chunks_exact(pairs * per_pair).take(cols / TILE_ROWS);
-    for (column_block, sums) in of_column_block.map(|block| &block[pair * per_pair..][..per_pair]).enumerate() {
-        for (block, parts) in sums.chunks_exact(2 * TILE).take(rows.div_ceil(TILE_ROWS)).enumerate() {
-            let (hi, lo) = parts.split_at(TILE);
-            let in_block = (rows - block * TILE_ROWS).min(TILE_ROWS);
-            for (r, (hi, lo)) in hi.chunks_exact(TILE_ROWS).zip(lo.chunks_exact(TILE_ROWS)).take(in_block).enumerate() {
-                let at = (block * TILE_ROWS + r) * cols + column_block * TILE_ROWS;
-                for ((a, &h), &l) in acc[at..at + TILE_ROWS].iter_mut().zip(hi).zip(lo) {
-                    *a = 16 * h + l;
-                }
-            }
+fn combine(sums: &[i32], blocks: usize, rows: usize, cols: usize, acc: &mut [i32]) {
+    let of_column_block = sums.chunks_exact(blocks * BLOCK_SUMS).take(cols / TILE_ROWS);
+    for (column_block, sums) in of_column_block.enumerate() {
+        for (r, acc) in acc.chunks_exact_mut(cols).take(rows).enumerate() {
+            let a = row_sums(&sums[r / TILE_ROWS * BLOCK_SUMS..][..BLOCK_SUMS], r % TILE_ROWS);
+            *row16_mut(&mut acc[column_block * TILE_ROWS..]) = a;
         }
     }
 }
@@ -387,35 +425,35 @@ impl TileConfig {
     };
 }
 
-/// `pairs` pairs of blocks of 16 rows, each weight tile loaded once for both blocks of a
-/// pair, and the tiles of a block of columns read from the L1 cache by every pair after the
-/// first (the pairs' activations stay there too): for every block of 16 columns, for every
-/// pair, the `hi` and `lo` sums of its rows of `a` (laid out by [`to_bytes`], `32 * kp`
-/// bytes a pair) against the weight tiles, the first row block's two tiles then the
-/// second's, into `sums`. One pair at a time, all of a layer's weights (32 KiB at width 128)
-/// went through the cache for each 32 rows.
+/// `blocks` blocks of 16 rows of activations (laid out by [`to_bytes`], `32 * kp` bytes a
+/// block: a step's tile of high parts, then its tile of low parts), each weight tile loaded
+/// once for both of a step's activation tiles, and the tiles of a block of columns read from
+/// the L1 cache by every row block after the first (the activations stay there too): for
+/// every block of 16 columns, for every row block, the three tiles of sums (`ah . hi`,
+/// `ah . 8lo + al . hi`, `al . 8lo`) into `sums`. One row block at a time, all of a layer's
+/// weights (32 KiB at width 128) went through the cache for each 16 rows.
 ///
 /// # Safety
 /// The CPU has AMX-TILE and AMX-INT8, and the kernel granted this process the tile data.
-/// `a` holds `pairs * 32 * kp` bytes, `tiles` at least `cols * kp * 2`, `sums` at least
-/// `pairs * 4 * 16 * cols` values; `kp` is a positive multiple of 64, `cols` a positive
-/// multiple of 16, `pairs` positive.
+/// `a` holds `blocks * 32 * kp` bytes, `tiles` at least `cols * kp * 2`, `sums` at least
+/// `blocks * 3 * 256 * cols / 16` values; `kp` is a positive multiple of 64, `cols` a
+/// positive multiple of 16, `blocks` positive.
 #[cfg(target_arch = "x86_64")]
-unsafe fn row_blocks(a: &[u8], kp: usize, pairs: usize, tiles: &[i8], cols: usize, sums: &mut [i32]) {
-    debug_assert!(kp > 0 && kp.is_multiple_of(TILE_BYTES) && cols > 0 && cols.is_multiple_of(TILE_ROWS) && pairs > 0);
+unsafe fn row_blocks(a: &[u8], kp: usize, blocks: usize, tiles: &[i8], cols: usize, sums: &mut [i32]) {
+    debug_assert!(kp > 0 && kp.is_multiple_of(TILE_BYTES) && cols > 0 && cols.is_multiple_of(TILE_ROWS) && blocks > 0);
     debug_assert!(
-        a.len() >= pairs * 2 * TILE_ROWS * kp
+        a.len() >= blocks * BLOCK_STEP * kp / TILE_BYTES
             && tiles.len() >= cols * kp * 2
-            && sums.len() >= pairs * 4 * TILE_ROWS * cols
+            && sums.len() >= blocks * BLOCK_SUMS * cols / TILE_ROWS
     );
     let config = TileConfig::FULL;
     // SAFETY (the caller's promise, and the loops' reach): the outer loop runs `cols / 16`
-    // times, the middle one `pairs` times a column block, each storing four 1,024-byte tiles
-    // and moving through `sums` once in all (`cols / 16 * pairs * 4,096` bytes). The inner
-    // loop runs `kp / 64` times a pair, loading 2,048 bytes of `a` a step (the pair's two row
-    // blocks' tiles, 1,024 bytes apart), so that a column block's pairs read all of `a` once
-    // (`pairs * 32 * kp` bytes) from `a`'s start; and two 1,024-byte weight tiles a step,
-    // the column block's `kp / 64 * 2,048` bytes of `tiles` for each pair from the same
+    // times, the middle one `blocks` times a column block, each storing three 1,024-byte
+    // tiles and moving through `sums` once in all (`cols / 16 * blocks * 3,072` bytes). The
+    // inner loop runs `kp / 64` times a row block, loading 2,048 bytes of `a` a step (its two
+    // tiles, 1,024 bytes apart), so that a column block's row blocks read all of `a` once
+    // (`blocks * 32 * kp` bytes) from `a`'s start; and two 1,024-byte weight tiles a step,
+    // the column block's `kp / 64 * 2,048` bytes of `tiles` for each row block from the same
     // start (`wb`), which then moves on to the next column block's, through `tiles` once in
     // all (`cols / 16 * kp / 64 * 2,048 = 2 * cols * kp` bytes). Tiles are configured at the
     // start and released at the end, so no tile state outlives the block.
@@ -424,12 +462,11 @@ unsafe fn row_blocks(a: &[u8], kp: usize, pairs: usize, tiles: &[i8], cols: usiz
             "ldtilecfg [{config}]",
             "2:",
             "mov {ap}, {a}",
-            "mov {left}, {pairs}",
+            "mov {left}, {blocks}",
             "4:",
             "tilezero tmm0",
             "tilezero tmm1",
             "tilezero tmm2",
-            "tilezero tmm3",
             "mov {wp}, {wb}",
             "mov {steps}, {kp}",
             "shr {steps}, 6",
@@ -438,10 +475,12 @@ unsafe fn row_blocks(a: &[u8], kp: usize, pairs: usize, tiles: &[i8], cols: usiz
             "tileloadd tmm7, [{wp} + {sixty_four}*1 + 1024]",
             "tileloadd tmm4, [{ap} + {sixty_four}*1]",
             "tileloadd tmm5, [{ap} + {sixty_four}*1 + 1024]",
+            // tmm4 and tmm5 the activations' high and low parts, tmm6 and tmm7 the weights'
+            // `hi` and `8 * lo`: tmm0 sums `ah . hi`, tmm1 the cross terms, tmm2 `al . 8lo`.
             "tdpbusd tmm0, tmm4, tmm6",
             "tdpbusd tmm1, tmm4, tmm7",
-            "tdpbusd tmm2, tmm5, tmm6",
-            "tdpbusd tmm3, tmm5, tmm7",
+            "tdpbusd tmm2, tmm5, tmm7",
+            "tdpbusd tmm1, tmm5, tmm6",
             "add {wp}, 2048",
             "add {ap}, 2048",
             "dec {steps}",
@@ -449,18 +488,17 @@ unsafe fn row_blocks(a: &[u8], kp: usize, pairs: usize, tiles: &[i8], cols: usiz
             "tilestored [{sp} + {sixty_four}*1], tmm0",
             "tilestored [{sp} + {sixty_four}*1 + 1024], tmm1",
             "tilestored [{sp} + {sixty_four}*1 + 2048], tmm2",
-            "tilestored [{sp} + {sixty_four}*1 + 3072], tmm3",
-            "add {sp}, 4096",
+            "add {sp}, 3072",
             "dec {left}",
             "jnz 4b",
             "mov {wb}, {wp}",
-            "dec {blocks}",
+            "dec {columns}",
             "jnz 2b",
             "tilerelease",
             config = in(reg) &config,
             a = in(reg) a.as_ptr(),
             kp = in(reg) kp,
-            pairs = in(reg) pairs,
+            blocks = in(reg) blocks,
             left = out(reg) _,
             ap = out(reg) _,
             steps = out(reg) _,
@@ -468,7 +506,7 @@ unsafe fn row_blocks(a: &[u8], kp: usize, pairs: usize, tiles: &[i8], cols: usiz
             wb = inout(reg) tiles.as_ptr() => _,
             sixty_four = in(reg) TILE_BYTES,
             sp = inout(reg) sums.as_mut_ptr() => _,
-            blocks = inout(reg) cols / TILE_ROWS => _,
+            columns = inout(reg) cols / TILE_ROWS => _,
             options(nostack),
         );
     }

@@ -40,9 +40,6 @@ use std::fmt;
 /// The most levels an activation may have: the SIMD lanes multiply signed 16-bit values.
 pub const LEVELS_LIMIT: u64 = 32767;
 
-/// The largest activation a byte holds: what AMX's `tdpbusd` multiplies (see [`gemm`]).
-const BYTE_MAX: u32 = 255;
-
 /// The largest quantized weight magnitude: 12 bits with the sign.
 const WEIGHT_MAX: f32 = 2047.0;
 
@@ -80,8 +77,7 @@ fn chunk_rows(path: Int8Path) -> usize {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Int8Path {
     /// Intel AMX tiles (`tdpbusd`) for the products, AVX-512 for the rest (Sapphire Rapids
-    /// and later Xeons, on Linux); only where named, as VNNI is faster (see
-    /// [`Int8Path::available`]).
+    /// and later Xeons, on Linux).
     Amx,
     /// AVX-512 VNNI (`vpdpwssd`).
     Vnni,
@@ -98,12 +94,13 @@ pub const PATH_VARIABLE: &str = "MANCALA_INT8_PATH";
 impl Int8Path {
     /// The paths this CPU can run, fastest first; `Scalar` is always there.
     ///
-    /// VNNI comes before AMX. `tdpbusd` multiplies bytes, so AMX takes each product of the
-    /// tower's activations (13 bits at width 128, see [`activation_levels`]) as two
-    /// ([`gemm_in_bytes`]), and then finishes on AVX-512 apart. On a Xeon with both (`bench nn
-    /// --precision int8`, `MANCALA_INT8_PATH` set to each), VNNI was faster at every width
-    /// and batch measured: at width 128 and batch 32 about 320k positions/s against 225k, at
-    /// width 256 about 100k against 89k. AMX stays selectable by name.
+    /// VNNI comes before AMX. `tdpbusd` multiplies bytes, so AMX splits the tower's
+    /// activations (13 bits at width 128, see [`activation_levels`]) as it does the weights,
+    /// and takes four `tdpbusd` a step where 8-bit activations took two. On a Xeon with both
+    /// (`bench nn --precision int8`, `MANCALA_INT8_PATH` set to each) the two were equal at
+    /// width 128 (about 580k to 600k positions/s at batch 32) and in Oware's self-play; AMX
+    /// was slower at width 192 and faster at 256 from batch 128. VNNI needs no tile state and
+    /// every AMX CPU has it; AMX stays selectable by name.
     pub fn available() -> Vec<Int8Path> {
         let mut paths = Vec::new();
         if simd::has_vnni() {
@@ -202,8 +199,7 @@ impl PackedWeights {
 /// `acc[r][j] = sum_i x[r][i] * w[i][j]` for `rows` rows, with the activations `x` given as
 /// pairs, `q` `[rows][k / 2]`: `q[r][g]` holds `x[r][2g]` in its low 16 bits and `x[r][2g + 1]`
 /// in its high 16 (each at most [`activation_levels`] of `k`), the two a SIMD lane
-/// multiplies with two weights. AMX multiplies bytes: on it every activation is at most
-/// 255, and [`gemm_in_bytes`] takes larger ones.
+/// multiplies with two weights (AMX splits them into bytes, see `amx`).
 ///
 /// # Panics
 /// If the path is not one this CPU has, or a buffer is shorter than its shape.
@@ -211,7 +207,6 @@ pub fn gemm(path: Int8Path, q: &[u32], rows: usize, w: &PackedWeights, acc: &mut
     let PackedWeights { k, cols, .. } = *w;
     let done = match path {
         Int8Path::Amx => {
-            debug_assert!(q[..rows * k / 2].iter().all(|&p| p & !BYTE_PAIRS == 0), "AMX multiplies bytes");
             // Tiles of 16 rows on AMX, a part one padded with zeros; the rows `amx_rows`
             // leaves out, too few to pay for tiles of their own, on AVX-512 VNNI, which
             // every AMX CPU has.
@@ -231,47 +226,15 @@ pub fn gemm(path: Int8Path, q: &[u32], rows: usize, w: &PackedWeights, acc: &mut
     assert!(done, "this CPU has no {path} int8 path");
 }
 
-/// The bits of a pair of activations (see [`gemm`]) that a pair of bytes holds.
-const BYTE_PAIRS: u32 = 0x00ff_00ff;
-
-/// [`gemm()`] for activations of up to 16 bits on any path, AMX's bytes included: each
-/// activation is split as `256 * hi + lo` (two bytes), the two parts are multiplied apart,
-/// and `acc = 256 * hi_sums + lo_sums`, the same integers as one product, as neither part's
-/// sum is larger than the whole's. `bytes` is scratch of `rows * k` pairs, `acc_hi` of
-/// `rows * cols` sums.
-///
-/// # Panics
-/// As [`gemm()`], or if the scratch is too short.
-pub fn gemm_in_bytes(
-    path: Int8Path,
-    q: &[u32],
-    rows: usize,
-    w: &PackedWeights,
-    acc: &mut [i32],
-    bytes: &mut [u32],
-    acc_hi: &mut [i32],
-) {
-    let (n, sums) = (rows * w.k / 2, rows * w.cols);
-    let (lo, hi) = bytes[..2 * n].split_at_mut(n);
-    for ((lo, hi), &p) in lo.iter_mut().zip(hi.iter_mut()).zip(&q[..n]) {
-        (*lo, *hi) = (p & BYTE_PAIRS, (p >> 8) & BYTE_PAIRS);
-    }
-    gemm(path, lo, rows, w, acc);
-    gemm(path, hi, rows, w, acc_hi);
-    acc[..sums].iter_mut().zip(&acc_hi[..sums]).for_each(|(a, &h)| *a += h << 8);
-}
-
-/// Which of `rows` go to AMX (the rest to AVX-512 VNNI). AMX runs row blocks in pairs of
-/// 16 (each weight tile loaded serves both), a lone last block paired with zeros: rows past
-/// the last whole block ride free in that pair where it has room, and otherwise fill a new
-/// pair only when there are `AMX_MIN_ROWS` of them; VNNI is faster for fewer (`bench nn` at
-/// batches 33 to 90 on a Xeon with AMX: a new pair for 2 or 8 rows is slower, for 11 or 12
-/// no slower).
+/// Which of `rows` go to AMX (the rest to AVX-512 VNNI). AMX runs blocks of 16 rows, a last
+/// part block padded with zeros: the rows past the last whole block fill a new one only when
+/// there are `AMX_MIN_ROWS` of them; VNNI is faster for fewer (`bench nn` at batches 33 to
+/// 90 on a Xeon with AMX, with the kernel before, which took blocks in pairs: a new pair
+/// for 2 or 8 rows was slower, for 11 or 12 no slower).
 fn amx_rows(rows: usize) -> usize {
     const AMX_MIN_ROWS: usize = 11;
     let rest = rows % 16;
-    let free = rows % 32 > 16;
-    if free || rest >= AMX_MIN_ROWS { rows } else { rows - rest }
+    if rest >= AMX_MIN_ROWS { rows } else { rows - rest }
 }
 
 /// The reference: the same sums in plain Rust, from the plain layout.
@@ -380,10 +343,6 @@ pub(crate) struct Tower {
     sq: Vec<f32>,
     /// A layer's sums, `[chunk][width]` (the larger chunk of [`chunk_rows`]).
     acc: Vec<i32>,
-    /// Scratch of [`gemm_in_bytes`], where AMX multiplies activations above a byte (empty
-    /// until it does).
-    bytes: Vec<u32>,
-    acc_hi: Vec<i32>,
     /// The hidden layer of a block, `[chunk][width]`.
     h: Vec<f32>,
 }
@@ -404,8 +363,6 @@ impl Tower {
             q: vec![0; n / 2],
             sq: vec![0.0; chunk],
             acc: vec![0; n],
-            bytes: Vec::new(),
-            acc_hi: Vec::new(),
             h: vec![0.0; n],
         }
     }
@@ -414,38 +371,23 @@ impl Tower {
     /// residual stream stays FP32, each layer's input is quantized as it is read.
     pub(crate) fn run(&mut self, path: Int8Path, x: &mut [f32]) {
         let (width, levels) = (self.width, self.levels);
-        // AMX's scratch, made the first time AMX runs activations above a byte: AMX is taken
-        // only by name, so a tower on VNNI does not carry it.
-        if path == Int8Path::Amx && levels > BYTE_MAX as f32 && self.bytes.is_empty() {
-            let n = chunk_rows(path) * width;
-            (self.bytes, self.acc_hi) = (vec![0; n], vec![0; n]);
-        }
-        let Tower { blocks, q, sq, acc, bytes, acc_hi, h, .. } = self;
-        let mut scratch = Scratch { acc, bytes, acc_hi };
+        let Tower { blocks, q, sq, acc, h, .. } = self;
         for x in x.chunks_mut(chunk_rows(path) * width) {
             let rows = x.len() / width;
             for (l1, l2) in blocks.iter() {
                 quantize(path, x, rows, width, levels, q, sq);
-                dense(path, q, sq, rows, l1, &mut scratch, h, false);
+                dense(path, q, sq, rows, l1, acc, h, false);
                 quantize(path, h, rows, width, levels, q, sq);
-                dense(path, q, sq, rows, l2, &mut scratch, x, true);
+                dense(path, q, sq, rows, l2, acc, x, true);
             }
         }
     }
 }
 
-/// A layer's sums, and the scratch [`gemm_in_bytes`] needs (empty where it is not used).
-struct Scratch<'a> {
-    acc: &'a mut [i32],
-    bytes: &'a mut [u32],
-    acc_hi: &'a mut [i32],
-}
-
 /// One layer on `path`: [`gemm`] of the quantized rows `q` (their scales `sx`) into the
-/// sums, then [`finish`] into `out`. AMX finishes each block of columns from its tiles
+/// sums `acc`, then [`finish`] into `out`. AMX finishes each block of columns from its tiles
 /// instead (`amx::dense`), and leaves the rows [`amx_rows`] does not give it to VNNI, as
-/// [`gemm`]; where the activations are wider than its bytes, it takes [`gemm_in_bytes`] and
-/// then the VNNI finish.
+/// [`gemm`].
 #[allow(clippy::too_many_arguments)]
 fn dense(
     path: Int8Path,
@@ -453,19 +395,13 @@ fn dense(
     sx: &[f32],
     rows: usize,
     layer: &QDense,
-    scratch: &mut Scratch<'_>,
+    acc: &mut [i32],
     out: &mut [f32],
     add: bool,
 ) {
     let PackedWeights { k, cols, .. } = layer.weights;
-    let acc = &mut *scratch.acc;
     if path != Int8Path::Amx {
         gemm(path, q, rows, &layer.weights, acc);
-        finish(path, acc, sx, layer, out, add, rows, cols);
-        return;
-    }
-    if !scratch.bytes.is_empty() {
-        gemm_in_bytes(path, q, rows, &layer.weights, acc, scratch.bytes, scratch.acc_hi);
         finish(path, acc, sx, layer, out, add, rows, cols);
         return;
     }
@@ -477,7 +413,7 @@ fn dense(
         "this CPU has no {path} int8 path"
     );
     if tiled < rows {
-        dense(Int8Path::Vnni, &q[tiled * k / 2..], &sx[tiled..], rows - tiled, layer, scratch, out_rest, add);
+        dense(Int8Path::Vnni, &q[tiled * k / 2..], &sx[tiled..], rows - tiled, layer, acc, out_rest, add);
     }
 }
 
@@ -530,19 +466,12 @@ mod tests {
         x.chunks_exact(2).map(|p| p[0].into() | (p[1].into() << 16)).collect()
     }
 
-    /// [`gemm`] on `path` where it multiplies `q` as it is (every path but AMX), and
-    /// [`gemm_in_bytes`] on every path: each answer checked against `want`.
-    fn wide_gemm_on_every_path(q: &[u32], rows: usize, w: &PackedWeights, want: &[i32], label: &str) {
-        let (mut bytes, mut acc_hi) = (vec![0; rows * w.k], vec![0; rows * w.cols]);
+    /// [`gemm`] on every path, each answer checked against `want`.
+    fn gemm_on_every_path(q: &[u32], rows: usize, w: &PackedWeights, want: &[i32], label: &str) {
         for path in Int8Path::available() {
-            if path != Int8Path::Amx {
-                let mut got = vec![-1; rows * w.cols];
-                gemm(path, q, rows, w, &mut got);
-                assert_eq!(got, want, "{path}: {label}");
-            }
             let mut got = vec![-1; rows * w.cols];
-            gemm_in_bytes(path, q, rows, w, &mut got, &mut bytes, &mut acc_hi);
-            assert_eq!(got, want, "{path} in bytes: {label}");
+            gemm(path, q, rows, w, &mut got);
+            assert_eq!(got, want, "{path}: {label}");
         }
     }
 
@@ -555,8 +484,9 @@ mod tests {
         // them, here or among the AMX shapes below) and column-vector or panel remainder
         // (AVX2's panels of 16 columns, 1 to 4 a tile), and the extremes (the largest sums a
         // layer of 4096 inputs can reach); for AMX, one and two row blocks of 16 with and
-        // without rows past them (padded to a tile in a pair's free block, in a new pair, or
-        // left to VNNI), several pairs, and inputs that are not whole steps of 64.
+        // without rows past them (padded to a new block, or left to VNNI), several blocks,
+        // and inputs that are not whole steps of 64; each with bytes and with activations of
+        // as many levels as the layer takes (AMX splits both into parts).
         let shapes = [
             (1, 4, 16),
             (2, 8, 32),
@@ -577,7 +507,7 @@ mod tests {
             (48, 128, 128),
             (50, 192, 16),
             (61, 256, 48),
-            // Several pairs in one call, each reading a column block's tiles (an AMX chunk).
+            // Several blocks in one call, each reading a column block's tiles (an AMX chunk).
             (96, 128, 64),
             (113, 192, 48),
             (128, 128, 128),
@@ -600,11 +530,7 @@ mod tests {
                     assert_eq!(want[r * cols + j], sum);
                 }
             }
-            for &path in &paths {
-                let mut got = vec![-1; rows * cols];
-                gemm(path, &qp, rows, &packed, &mut got);
-                assert_eq!(got, want, "{path}: {rows} rows, k {k}, {cols} columns");
-            }
+            gemm_on_every_path(&qp, rows, &packed, &want, &format!("bytes, {rows} rows, k {k}, {cols} columns"));
             // Activations of as many levels as a layer of `k` inputs takes, against the
             // reference's definition.
             let top = activation_levels(k) as u16;
@@ -612,7 +538,7 @@ mod tests {
             let want: Vec<i32> = (0..rows * cols)
                 .map(|i| (0..k).map(|j| i32::from(wide[i / cols * k + j]) * i32::from(w[j * cols + i % cols])).sum())
                 .collect();
-            wide_gemm_on_every_path(&pairs(&wide), rows, &packed, &want, &format!("{rows} rows, k {k}"));
+            gemm_on_every_path(&pairs(&wide), rows, &packed, &want, &format!("{rows} rows, k {k}, {cols} columns"));
         }
     }
 
@@ -632,11 +558,11 @@ mod tests {
 
     #[test]
     fn amx_takes_the_rows_that_pay_for_their_tiles() {
-        // Whole pairs of blocks, and a lone block with the rows after it riding free.
-        assert_eq!([16, 32, 17, 31, 50, 64].map(amx_rows), [16, 32, 17, 31, 50, 64]);
-        // A new pair for a few rows: left to VNNI, unless there are enough of them.
-        assert_eq!([1, 10, 33, 42, 66].map(amx_rows), [0, 0, 32, 32, 64]);
-        assert_eq!([11, 43, 75].map(amx_rows), [11, 43, 75]);
+        // Whole blocks of 16.
+        assert_eq!([16, 32, 48, 128].map(amx_rows), [16, 32, 48, 128]);
+        // A new block for a few rows: left to VNNI, unless there are enough of them.
+        assert_eq!([1, 10, 17, 26, 42, 66].map(amx_rows), [0, 0, 16, 16, 32, 64]);
+        assert_eq!([11, 27, 43, 75].map(amx_rows), [11, 27, 43, 75]);
     }
 
     #[test]
@@ -703,22 +629,24 @@ mod tests {
 
     #[test]
     fn the_largest_layer_sums_without_overflow() {
-        let (k, cols) = (MAX_INPUTS, 16);
-        let q = pairs(&[255u8; MAX_INPUTS]);
-        let w = PackedWeights::new(&[-2047i16; MAX_INPUTS * 16], k, cols);
-        for path in Int8Path::available() {
-            let mut acc = vec![0; cols];
-            gemm(path, &q, 1, &w, &mut acc);
-            assert!(acc.iter().all(|&a| i64::from(a) == -255 * 2047 * k as i64), "{path}");
-        }
-        // Each width's largest activations against the largest weights of either sign.
-        for k in [4, 128, 256, 1000, MAX_INPUTS] {
-            let top = activation_levels(k);
-            let q = pairs(&vec![top as u16; k]);
-            for weight in [2047i16, -2047] {
-                let w = PackedWeights::new(&vec![weight; k * cols], k, cols);
-                let want = i32::try_from(i64::from(top) * i64::from(weight) * k as i64).unwrap();
-                wide_gemm_on_every_path(&q, 1, &w, &vec![want; cols], &format!("k {k}, weight {weight}"));
+        // One row (VNNI's alone, on AMX) and a block of 16 (AMX's tiles).
+        for rows in [1, 16] {
+            let (k, cols) = (MAX_INPUTS, 16);
+            let q = pairs(&vec![255u8; rows * MAX_INPUTS]);
+            let w = PackedWeights::new(&[-2047i16; MAX_INPUTS * 16], k, cols);
+            let want = i32::try_from(-255 * 2047 * k as i64).unwrap();
+            gemm_on_every_path(&q, rows, &w, &vec![want; rows * cols], &format!("{rows} rows of 4096 inputs"));
+            // Each width's largest activations against the largest weights of either sign:
+            // AMX's parts of a wide activation sum past `i32` on their way (`2048 * hh`).
+            for k in [4, 128, 256, 1000, MAX_INPUTS] {
+                let top = activation_levels(k);
+                let q = pairs(&vec![top as u16; rows * k]);
+                for weight in [2047i16, -2047] {
+                    let w = PackedWeights::new(&vec![weight; k * cols], k, cols);
+                    let want = i32::try_from(i64::from(top) * i64::from(weight) * k as i64).unwrap();
+                    let label = format!("{rows} rows, k {k}, weight {weight}");
+                    gemm_on_every_path(&q, rows, &w, &vec![want; rows * cols], &label);
+                }
             }
         }
     }
