@@ -174,7 +174,7 @@ fn row16<T>(x: &[T]) -> &[T; TILE_ROWS] {
     x[..TILE_ROWS].try_into().expect("16 values")
 }
 
-/// The first 16 values of `x`, as an array.
+/// The first 16 values of `x`, as an array to write.
 #[inline(always)]
 fn row16_mut<T>(x: &mut [T]) -> &mut [T; TILE_ROWS] {
     (&mut x[..TILE_ROWS]).try_into().expect("16 values")
