@@ -416,10 +416,8 @@ struct Int8Body {
 impl Int8Body {
     fn new(blocks: &[(Dense, Dense)], width: usize) -> Self {
         let q = |d: &Dense| QDense::new(&d.weight, &d.bias, d.d_in, d.cols);
-        Int8Body {
-            path: Int8Path::best(),
-            tower: Tower::new(blocks.iter().map(|(l1, l2)| (q(l1), q(l2))).collect(), width),
-        }
+        let mut tower = Tower::new(blocks.iter().map(|(l1, l2)| (q(l1), q(l2))).collect(), width);
+        Int8Body { path: tower.fastest_path(), tower }
     }
 }
 

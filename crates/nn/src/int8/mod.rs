@@ -28,14 +28,16 @@
 //! The whole tower runs in buffers that grow to the largest batch seen and are then reused:
 //! nothing is allocated a call. Each step (product, finish, quantization) runs on the best
 //! path the CPU has (AVX-512 VNNI; AVX2; else a scalar reference), chosen at run time, or
-//! the one named by `MANCALA_INT8_PATH` (AMX for the products, where the CPU and the OS have
-//! it, only by name; see `amx` and [`Int8Path::available`]; [`Int8Path::best`]); tests run
-//! every path this machine has against the scalar one and require the same bits.
+//! the one named by `MANCALA_INT8_PATH`; where the CPU and the OS have AMX (see `amx`), a
+//! trial when the network is loaded picks AMX or VNNI for the products, whichever runs that
+//! tower faster (`Tower::fastest_path`). Tests run every path this machine has against the
+//! scalar one and require the same bits.
 
 mod amx;
 mod simd;
 
 use std::fmt;
+use std::time::{Duration, Instant};
 
 /// The most levels an activation may have: the SIMD lanes multiply signed 16-bit values.
 pub const LEVELS_LIMIT: u64 = 32767;
@@ -99,8 +101,9 @@ impl Int8Path {
     /// and takes four `tdpbusd` a step where 8-bit activations took two. On a Xeon with both
     /// (`bench nn --precision int8`, `MANCALA_INT8_PATH` set to each) the two were equal at
     /// width 128 (about 580k to 600k positions/s at batch 32) and in Oware's self-play; AMX
-    /// was slower at width 192 and faster at 256 from batch 128. VNNI needs no tile state and
-    /// every AMX CPU has it; AMX stays selectable by name.
+    /// was slower at width 192 and faster at 256 from batch 128 and on Ouril's ring tower.
+    /// VNNI needs no tile state and every AMX CPU has it; a network's tower tries both when
+    /// it is loaded (`Tower::fastest_path`), and either can be named.
     pub fn available() -> Vec<Int8Path> {
         let mut paths = Vec::new();
         if simd::has_vnni() {
@@ -116,8 +119,9 @@ impl Int8Path {
         paths
     }
 
-    /// The path an int8 network starts on: the one [`PATH_VARIABLE`] names where it is set
-    /// to a path this CPU has, else the fastest.
+    /// The one [`PATH_VARIABLE`] names where it is set to a path this CPU has, else the
+    /// first of [`Int8Path::available`]. An int8 network starts on it, unless the CPU has AMX
+    /// (see `Tower::fastest_path`).
     pub fn best() -> Int8Path {
         std::env::var(PATH_VARIABLE).ok().and_then(|name| Self::named(&name)).unwrap_or_else(Self::fastest)
     }
@@ -365,6 +369,36 @@ impl Tower {
             acc: vec![0; n],
             h: vec![0.0; n],
         }
+    }
+
+    /// The path to run this tower on: [`Int8Path::best`], unless no path is named and the CPU
+    /// has AMX; then AMX where it ran a trial batch of 32 rows at least 5% faster than AVX-512
+    /// VNNI (the best of five runs each, in turns), else VNNI. Which is faster depends on the
+    /// tower: on a Xeon with both, the two were equal on the shipped 128-wide MLP, and AMX
+    /// 1.1x to 1.2x VNNI on Ouril's ring tower (docs/results.md, "AMX in one pass"). Every
+    /// path gives the same bits, so the choice changes only the speed. The trial takes about
+    /// a millisecond, once a network.
+    pub(crate) fn fastest_path(&mut self) -> Int8Path {
+        let named = std::env::var(PATH_VARIABLE).ok().and_then(|name| Int8Path::named(&name));
+        if named.is_some() || !amx::available() {
+            return Int8Path::best();
+        }
+        const ROWS: usize = 32;
+        const ROUNDS: usize = 5;
+        // Inputs as a ReLU gives them: non-negative, some zero.
+        let input: Vec<f32> = (0..ROWS * self.width).map(|i| ((i * 7919 % 101) as f32 / 50.0 - 0.6).max(0.0)).collect();
+        let mut x = input.clone();
+        let paths = [Int8Path::Vnni, Int8Path::Amx];
+        let mut times = [Duration::MAX; 2];
+        for _ in 0..ROUNDS {
+            for (time, &path) in times.iter_mut().zip(&paths) {
+                x.copy_from_slice(&input);
+                let start = Instant::now();
+                self.run(path, &mut x);
+                *time = (*time).min(start.elapsed());
+            }
+        }
+        if times[1].mul_f64(1.05) <= times[0] { Int8Path::Amx } else { Int8Path::Vnni }
     }
 
     /// Runs the blocks on `x` (`[rows][width]`, the input layer's ReLU output), in place: the
