@@ -372,7 +372,7 @@ impl Tower {
     }
 
     /// The path to run this tower on: [`Int8Path::best`], unless no path is named and the CPU
-    /// has AMX; then AMX where it ran a trial batch of 32 rows at least 5% faster than AVX-512
+    /// has AMX; then AMX where it ran a trial batch of 32 rows more than 5% faster than AVX-512
     /// VNNI (the best of five runs each, in turns), else VNNI. Which is faster depends on the
     /// tower: on a Xeon with both, the two were equal on the shipped 128-wide MLP, and AMX
     /// 1.1x to 1.2x VNNI on Ouril's ring tower (docs/results.md, "AMX in one pass"). Every
@@ -398,7 +398,7 @@ impl Tower {
                 *time = (*time).min(start.elapsed());
             }
         }
-        if times[1].mul_f64(1.05) <= times[0] { Int8Path::Amx } else { Int8Path::Vnni }
+        if times[1].mul_f64(1.05) < times[0] { Int8Path::Amx } else { Int8Path::Vnni }
     }
 
     /// Runs the blocks on `x` (`[rows][width]`, the input layer's ReLU output), in place: the
