@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use burn::prelude::Device;
 use mancala_encoding::layout_for;
 use mancala_mcts::Evaluator;
-use mancala_nn::int8::{Int8Path, PATH_VARIABLE};
+use mancala_nn::int8::Int8Path;
 use mancala_nn::{Architecture, NetConfig, NeuralEvaluator, Precision, load_model};
 use mancala_rules::{AnyGame, AnyPosition, Game, parse_rules};
 use rand::rngs::SmallRng;
@@ -81,8 +81,7 @@ fn int8_agrees_with_fp32_on_every_shipped_model() {
         // The named path or the first the CPU has, except that with AMX a trial picks AMX
         // or AVX-512 VNNI, whichever runs this network faster.
         let path = int8.int8_path().expect("an int8 network has a path");
-        let named = std::env::var(PATH_VARIABLE).ok().and_then(|name| Int8Path::named(&name));
-        if named.is_some() || !Int8Path::available().contains(&Int8Path::Amx) {
+        if Int8Path::from_env().is_some() || !Int8Path::available().contains(&Int8Path::Amx) {
             assert_eq!(path, Int8Path::best(), "{preset}");
         } else {
             assert!([Int8Path::Vnni, Int8Path::Amx].contains(&path), "{preset}: {path}");

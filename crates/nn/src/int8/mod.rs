@@ -120,10 +120,15 @@ impl Int8Path {
     }
 
     /// The one [`PATH_VARIABLE`] names where it is set to a path this CPU has, else the
-    /// first of [`Int8Path::available`]. An int8 network starts on it, unless the CPU has AMX
-    /// (see `Tower::fastest_path`).
+    /// first of [`Int8Path::available`]. An int8 network starts on it, unless no path is named
+    /// and the CPU has AMX (see `Tower::fastest_path`).
     pub fn best() -> Int8Path {
-        std::env::var(PATH_VARIABLE).ok().and_then(|name| Self::named(&name)).unwrap_or_else(Self::fastest)
+        Self::from_env().unwrap_or_else(Self::fastest)
+    }
+
+    /// The path [`PATH_VARIABLE`] names, where it is set to one this CPU has.
+    pub fn from_env() -> Option<Int8Path> {
+        std::env::var(PATH_VARIABLE).ok().and_then(|name| Self::named(&name))
     }
 
     /// The fastest path this CPU has.
@@ -379,9 +384,11 @@ impl Tower {
     /// path gives the same bits, so the choice changes only the speed. The trial takes about
     /// a millisecond, once a network.
     pub(crate) fn fastest_path(&mut self) -> Int8Path {
-        let named = std::env::var(PATH_VARIABLE).ok().and_then(|name| Int8Path::named(&name));
-        if named.is_some() || !amx::available() {
-            return Int8Path::best();
+        if let Some(path) = Int8Path::from_env() {
+            return path;
+        }
+        if !amx::available() {
+            return Int8Path::fastest();
         }
         const ROWS: usize = 32;
         const ROUNDS: usize = 5;
